@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The current-ABI implementations of the info entry points, bound to
+ * fi_getinfo/fi_freeinfo/fi_dupinfo@@FABRIC_1.3 and fi_fabric@@FABRIC_1.1.
+ * Internal callers (the compat nodes in pl_info_compat.c) call these names
+ * directly rather than through the interposable exported ones.
+ */
+#ifndef PROPEL_PL_INFO_H
+#define PROPEL_PL_INFO_H
+
+#include <rdma/fabric.h>
+
+int fi_getinfo_1_3(uint32_t version, const char *node, const char *service,
+		   uint64_t flags, const struct fi_info *hints,
+		   struct fi_info **info);
+void fi_freeinfo_1_3(struct fi_info *info);
+struct fi_info *fi_dupinfo_1_3(const struct fi_info *info);
+int fi_fabric_1_1(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
+		  void *context);
+
+#endif /* PROPEL_PL_INFO_H */

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The table of providers linked into libfabric.so.1. It sits at the top of
+ * the build so that engine/ never includes a provider's headers: the
+ * registry only sees these entry points (the same fi_prov_ini contract an
+ * external provider exports, fi_provider(3)).
+ */
+#include <stddef.h>
+#include <rdma/fabric.h>
+#include <rdma/providers/fi_prov.h>
+
+#include "pl_builtin_provs.h"
+
+const struct pl_builtin_prov pl_builtin_provs[] = {
+	{ NULL, NULL },
+};

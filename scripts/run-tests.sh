@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The whole test suite, as CI runs it (.ci/run calls ./quickstart.sh test):
+#   build/       release: every suite (abi, unit, integration, clients, stress)
+#   build-asan/  AddressSanitizer + UBSan: unit, integration, clients
+#   build-tsan/  ThreadSanitizer: the concurrency tests (suites stress and
+#                concurrency), with the reviewed liburcu suppressions
+# Prints one closing line "tests: N passed, N failed, N skipped" and exits
+# non-zero when anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+jobs=$(nproc)
+status=0
+logs=()
+
+build() {
+	local dir=$1; shift
+	echo "== building $dir $*"
+	if ! scripts/build.sh "$dir" "$@"; then
+		echo "BUILD FAILED: $dir"
+		ninja -C "$dir" 2>&1 | tail -40
+		status=1
+		return 1
+	fi
+}
+
+# run_suites DIR LOGNAME SUITE... : runs the named suites that exist in DIR.
+run_suites() {
+	local dir=$1 name=$2; shift 2
+	local have args=() s
+	have=$(meson test -C "$dir" --list 2>/dev/null | sed -n 's/^[^:]*:\([^ ]*\) \/ .*/\1/p' | tr '+' '\n' | sort -u)
+	for s in "$@"; do
+		grep -qx "$s" <<<"$have" && args+=(--suite "$s")
+	done
+	if [ ${#args[@]} -eq 0 ]; then
+		echo "== $dir: no tests in suites $* yet"
+		return 0
+	fi
+	echo "== $dir: suites $*"
+	meson test -C "$dir" --num-processes "$jobs" --print-errorlogs \
+		--logbase "$name" "${args[@]}" || status=1
+	logs+=("$dir/meson-logs/$name.json")
+}
+
+tsan_supp="$root/tests/tsan.supp"
+
+if build build; then
+	run_suites build release abi unit integration clients stress
+fi
+
+if build build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized; then
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		run_suites build-asan asan unit integration
+	# Clients are uninstrumented Debian binaries (libasan is preloaded for
+	# them); their own leaks are not ours to report.
+	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		run_suites build-asan asan-clients clients
+fi
+
+if build build-tsan -Db_sanitize=thread -Db_lundef=false -Dbuildtype=debugoptimized; then
+	TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$tsan_supp" \
+		run_suites build-tsan tsan stress concurrency
+fi
+
+/usr/bin/python3 - "${logs[@]}" <<'PY' || status=1
+import json, sys
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        r = json.loads(line).get("result")
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed or passed == 0 else 0)
+PY
+exit $status
