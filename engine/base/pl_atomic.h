@@ -46,6 +46,22 @@ typedef _Atomic(void *) pl_atomic_ptr;
 #define pl_cas_weak_acq_rel(p, expected, desired) \
 	atomic_compare_exchange_weak_explicit((p), (expected), (desired), \
 		memory_order_acq_rel, memory_order_acquire)
+/* One-sided CAS (rings, buffer pool depot): relaxed claims a position
+ * whose data another edge orders; release publishes, acquire consumes. */
+#define pl_cas_weak_relaxed(p, expected, desired) \
+	atomic_compare_exchange_weak_explicit((p), (expected), (desired), \
+		memory_order_relaxed, memory_order_relaxed)
+#define pl_cas_weak_release(p, expected, desired) \
+	atomic_compare_exchange_weak_explicit((p), (expected), (desired), \
+		memory_order_release, memory_order_relaxed)
+#define pl_cas_weak_acquire(p, expected, desired) \
+	atomic_compare_exchange_weak_explicit((p), (expected), (desired), \
+		memory_order_acquire, memory_order_acquire)
+#define pl_cas_acquire(p, expected, desired) \
+	atomic_compare_exchange_strong_explicit((p), (expected), (desired), \
+		memory_order_acquire, memory_order_relaxed)
+#define pl_fetch_sub_release(p, v) \
+	atomic_fetch_sub_explicit((p), (v), memory_order_release)
 
 /* Fences */
 #define pl_fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)

@@ -115,4 +115,11 @@ int pl_param_foreach(int (*fn)(const struct pl_param_info *info, void *arg),
  */
 void pl_param_discover_hook_set(void (*hook)(void));
 
+/*
+ * Frees every definition; called once from the library's destructor, after
+ * the providers' cleanup(), so that dlclose() of libfabric.so.1 leaks
+ * nothing. Later lookups find no parameter (-FI_ENOENT).
+ */
+void pl_param_release_all(void);
+
 #endif /* PROPEL_PL_PARAM_H */

@@ -8,7 +8,9 @@ set -uo pipefail
 client=$1
 propel_lib=$(realpath "$PROPEL_LIBDIR/libfabric.so.1")
 
-ref_out=$("$client" 2>&1) || { echo "FAIL: client fails on the reference:"; echo "$ref_out"; exit 1; }
+# Meson puts the build's library directory on LD_LIBRARY_PATH for tests:
+# the reference pass must run without it.
+ref_out=$(env -u LD_LIBRARY_PATH -u LD_PRELOAD "$client" 2>&1) || { echo "FAIL: client fails on the reference:"; echo "$ref_out"; exit 1; }
 ref_loaded=$(sed -n 's/^loaded: //p' <<<"$ref_out")
 if [ "$(realpath "$ref_loaded")" = "$propel_lib" ]; then
 	echo "FAIL: without LD_LIBRARY_PATH the client loaded propel; the test cannot tell the libraries apart"

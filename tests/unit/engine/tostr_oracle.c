@@ -21,9 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <rdma/fabric.h>
 
 #include "tostr_oracle.h"
@@ -63,10 +60,40 @@ static const struct oracle_ptr *ptr_find(uintptr_t v)
 	for (int i = 0; i < nptrs; i++) {
 		uintptr_t b = (uintptr_t)ptrs[i].base;
 
-		if (v >= b && v <= b + ptrs[i].size)
+		if (v >= b && v < b + ptrs[i].size)
 			return &ptrs[i];
 	}
 	return NULL;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/*
+ * A registered pointer printed as "0x<hex>" at s[i]: its name is written
+ * and the number of characters consumed returned, else 0.
+ */
+static size_t emit_pointer(const char *s, size_t i, size_t n)
+{
+	const struct oracle_ptr *p;
+	uintptr_t v = 0;
+	size_t j = i + 2;
+
+	if (s[i] != '0' || i + 2 >= n || s[i + 1] != 'x')
+		return 0;
+	while (j < n && j - i - 2 < 16 && hex_digit(s[j]) >= 0)
+		v = v * 16 + (uintptr_t)hex_digit(s[j++]);
+	/* Small numbers are field values, never one of our addresses. */
+	if (j == i + 2 || v <= 0xffffff || !(p = ptr_find(v)))
+		return 0;
+	printf("<%s+%zu>", p->name, (size_t)(v - (uintptr_t)p->base));
+	return j - i;
 }
 
 /* Escape to one line and replace registered pointers by their names. */
@@ -74,24 +101,11 @@ static void emit_escaped(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
+		size_t used = emit_pointer(s, i, n);
 
-		if (c == '0' && i + 2 < n && s[i + 1] == 'x') {
-			size_t j = i + 2;
-			uintptr_t v = 0;
-
-			while (j < n && j - i - 2 < 16 &&
-			       strchr("0123456789abcdef", s[j]) && s[j]) {
-				v = v * 16 + (uintptr_t)(s[j] <= '9' ? s[j] - '0' :
-							 s[j] - 'a' + 10);
-				j++;
-			}
-			const struct oracle_ptr *p = j > i + 2 ? ptr_find(v) : NULL;
-			if (p && v > 0xffffff) {
-				printf("<%s+%zu>", p->name,
-				       (size_t)(v - (uintptr_t)p->base));
-				i = j - 1;
-				continue;
-			}
+		if (used) {
+			i += used - 1;
+			continue;
 		}
 		if (c == '\\')
 			fputs("\\\\", stdout);
@@ -189,6 +203,13 @@ static void fids_init(void)
 struct fid *oracle_fid(int i)
 {
 	return &fids[i];
+}
+
+int oracle_fid_has_tostr(int i)
+{
+	const struct fi_ops *ops = fids[i].ops;
+
+	return ops && ops->size > offsetof(struct fi_ops, tostr) && ops->tostr;
 }
 
 struct fid_nic *oracle_nic(int i)

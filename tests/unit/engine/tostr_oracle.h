@@ -21,6 +21,8 @@ void oracle_ptr_register(const void *base, size_t size, const char *name);
 
 extern const int oracle_nfids;
 struct fid *oracle_fid(int i);
+/* Whether fid i has a tostr op the library will call. */
+int oracle_fid_has_tostr(int i);
 struct fid_nic *oracle_nic(int i);
 
 /* Deterministic generator, so both passes see the same inputs. */

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The auto-progress thread of a context: poll, spin, arm, sleep; and the
+ * kick that wakes it.
+ *
+ * Loop: take the token, run one pass, give it back. While passes find
+ * work, loop. Once they have found none for FI_PROGRESS_SPIN_US, try to
+ * sleep (below). Whenever the application is seen polling, back off
+ * instead of competing for the core (below). "Seen polling" means: the
+ * app.polls counter (bumped by every pl_progress_ctx_poll in auto mode)
+ * moved since the thread's previous iteration or nap, or the token was
+ * held by someone else. No clock is read on the application's side; the
+ * thread's own cadence is the clock, and polls made while it slept in
+ * epoll do not count (they may be arbitrarily old).
+ *
+ * Synchronization table:
+ *
+ *                  | thread loop | kick | thread_stop
+ *   thread loop    |   - (one)   | yes  |    yes
+ *   kick           |    yes      | yes  |    no
+ *   thread_stop    |    yes      | no   |    no
+ *
+ * thread_stop runs inside ctx_close, which no other call may overlap.
+ *
+ * Sleep/kick protocol, no lost wake-up. The state word thr.state is
+ * RUNNING, SLEEPING or WAKING; only the thread stores RUNNING and
+ * SLEEPING, a kicker only moves SLEEPING to WAKING.
+ *
+ *   thread (sleeper)                    kicker (producer)
+ *   W1: state = SLEEPING                W2: publish work where the
+ *   F1: seq_cst fence                       source's arm() looks
+ *   R1: take token, arm() every         F2: seq_cst fence
+ *       source: each re-reads its       R2: read state; if SLEEPING,
+ *       pending work                        CAS it to WAKING and, if
+ *   if nothing: epoll_wait                  the CAS won, write the eventfd
+ *   state = RUNNING, drain eventfd
+ *
+ * F1 and F2 are seq_cst fences, so one precedes the other in the single
+ * total order S (C11 7.17.4, the fence rule; Dekker's store-then-load on
+ * both sides, which acquire/release alone would not order):
+ *  - F2 before F1: W2 is sequenced before F2 and R1 after F1, so R1
+ *    sees W2 (or later): arm() reports the work, the thread does not sleep.
+ *  - F1 before F2: R2 sees W1 or a later store to state. W1 itself:
+ *    SLEEPING, the kicker wakes the thread. WAKING: another kicker's CAS
+ *    won after W1 and that kicker writes the eventfd, which is
+ *    level-triggered, so the sleep ends (or never starts). RUNNING: only
+ *    the thread stores it after W1, when this sleep attempt has already
+ *    ended (aborted or woken); it polls again and any later sleep attempt
+ *    repeats W1/F1/R1, to which the same two cases apply.
+ * So the thread never stays blocked while work published before a kick
+ * is pending: it either does not sleep on it or is woken after it, and
+ * polls. (A stale eventfd count left by a CAS winner of an aborted
+ * attempt only makes the next epoll_wait return at once.) What the eventfd and epoll carry between threads
+ * is ordered by the system calls themselves (the kernel takes the
+ * eventfd's wait-queue lock on write and read), not by the C11 model.
+ * The CAS only coalesces: of many kickers racing on one sleep, one pays
+ * the write(2).
+ *
+ * Back-off (DESIGN.md section 3, two cores and one core per rank): while
+ * the application polls, the thread naps instead, in ppoll() on the
+ * eventfd alone (not the sources: a level-triggered readable socket that
+ * the application is about to drain would turn the nap into a spin),
+ * first PL_PROGRESS_BACKOFF_MIN_US, doubling up to
+ * PL_PROGRESS_BACKOFF_MAX_US while the application keeps polling. It
+ * resumes as soon as one whole nap passes without an application poll,
+ * so auto progress comes back within about a millisecond of the
+ * application going off to compute. State stays RUNNING during a nap:
+ * kickers do not pay a write(2) while the application itself is polling,
+ * and the nap bounds the delay of anything they published.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/fi_errno.h>
+
+#include "pl_log.h"
+#include "pl_progress_int.h"
+
+static uint64_t pl_progress_thread_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void pl_progress_thread_drain(struct pl_progress_ctx *ctx)
+{
+	uint64_t cnt;
+
+	/* Non-blocking: EAGAIN when nobody wrote. */
+	while (read(ctx->thr.kick_fd, &cnt, sizeof(cnt)) < 0 &&
+	       errno == EINTR)
+		;
+}
+
+static bool pl_progress_thread_stopping(struct pl_progress_ctx *ctx)
+{
+	/* Acquire: pairs with the release store in thread_stop. */
+	return pl_load_acquire(&ctx->thr.stop) != 0;
+}
+
+/* One nap of `us` microseconds, cut short by stop or a stray kick. */
+static void pl_progress_thread_nap(struct pl_progress_ctx *ctx, unsigned us)
+{
+	struct pollfd pfd = { .fd = ctx->thr.kick_fd, .events = POLLIN };
+	struct timespec ts = {
+		.tv_sec = us / 1000000,
+		.tv_nsec = (long)(us % 1000000) * 1000,
+	};
+
+	if (ppoll(&pfd, 1, &ts, NULL) > 0)
+		pl_progress_thread_drain(ctx);
+}
+
+/* Stay out of the application's way while it polls. *app_seen is the
+ * app.polls value the caller saw last; on return it is current. */
+static void pl_progress_thread_backoff(struct pl_progress_ctx *ctx,
+				       uint64_t *app_seen)
+{
+	unsigned us = PL_PROGRESS_BACKOFF_MIN_US;
+
+	for (;;) {
+		/* Relaxed: a hint that the application polls; it orders
+		 * nothing (what it polled is under the token). */
+		*app_seen = pl_load_relaxed(&ctx->app.polls);
+		pl_progress_count(&ctx->st.backoffs);
+		pl_progress_thread_nap(ctx, us);
+		if (pl_progress_thread_stopping(ctx))
+			return;
+		if (pl_load_relaxed(&ctx->app.polls) == *app_seen)
+			return;
+		us = PL_MIN(us * 2, PL_PROGRESS_BACKOFF_MAX_US);
+	}
+}
+
+/* W1/F1/R1 of the protocol, then the blocking wait. */
+static void pl_progress_thread_sleep(struct pl_progress_ctx *ctx)
+{
+	struct epoll_event evs[8];
+	int ret;
+
+	/* W1: relaxed; the fence F1 gives it its order. */
+	pl_store_relaxed(&ctx->thr.state, PL_PROGRESS_SLEEPING);
+	/* F1: pairs with F2 in pl_progress_thread_kick. */
+	pl_fence_seq_cst();
+
+	/* R1: arm() under the token. Busy token: someone else polls,
+	 * the caller's next round backs off. */
+	if (!pl_progress_token_trylock(&ctx->tok))
+		goto abort;
+	ret = pl_progress_source_arm_all(ctx);
+	pl_progress_token_unlock(&ctx->tok);
+	if (ret)
+		goto abort;
+	/* Stop needs no fence here: close writes the eventfd after
+	 * setting it, and the eventfd is level-triggered. */
+	if (pl_progress_thread_stopping(ctx))
+		goto abort;
+
+	pl_progress_count(&ctx->st.sleeps);
+	do {
+		ret = epoll_wait(ctx->epfd, evs, PL_ARRAY_SIZE(evs), -1);
+	} while (ret < 0 && errno == EINTR);
+	/* The events only say "look": the pass that follows polls every
+	 * source, so they are not inspected (and carry no pointer). */
+	pl_progress_count(&ctx->st.wakeups);
+abort:
+	/* Relaxed: only the thread's own next W1/F1 matter to kickers. */
+	pl_store_relaxed(&ctx->thr.state, PL_PROGRESS_RUNNING);
+	pl_progress_thread_drain(ctx);
+}
+
+static void *pl_progress_thread_main(void *arg)
+{
+	struct pl_progress_ctx *ctx = arg;
+	uint64_t spin_ns = (uint64_t)ctx->spin_us * 1000, idle_since = 0;
+	uint64_t app_seen, now;
+	int work;
+
+	/* So that perf and top name it; failure is cosmetic. */
+	(void)pthread_setname_np(pthread_self(), "fi_progress");
+	/* Relaxed: ready (a semaphore) orders it for the opener. */
+	pl_store_relaxed(&ctx->thr.tid, (int)gettid());
+	sem_post(&ctx->thr.ready);
+
+	app_seen = pl_load_relaxed(&ctx->app.polls);
+	while (!pl_progress_thread_stopping(ctx)) {
+		/* Relaxed: a hint, see backoff. */
+		if (pl_load_relaxed(&ctx->app.polls) != app_seen ||
+		    !pl_progress_token_trylock(&ctx->tok)) {
+			pl_progress_thread_backoff(ctx, &app_seen);
+			idle_since = 0;
+			continue;
+		}
+		work = pl_progress_source_pass(ctx);
+		pl_progress_token_unlock(&ctx->tok);
+		pl_progress_count(&ctx->st.thread_passes);
+
+		if (work > 0) {
+			idle_since = 0;
+			continue;
+		}
+		now = pl_progress_thread_now_ns();
+		if (!idle_since)
+			idle_since = now;
+		if (now - idle_since < spin_ns) {
+			pl_cpu_relax();
+			continue;
+		}
+		pl_progress_thread_sleep(ctx);
+		idle_since = 0;
+		/* Polls made while we slept are old news: one poll long
+		 * ago must not delay the event that woke us by a nap. An
+		 * application that is still polling shows up again within
+		 * one iteration (or holds the token). */
+		app_seen = pl_load_relaxed(&ctx->app.polls);
+	}
+	return NULL;
+}
+
+void pl_progress_thread_kick(struct pl_progress_ctx *ctx)
+{
+	int expected = PL_PROGRESS_SLEEPING;
+	uint64_t one = 1;
+
+	/* F2: pairs with F1 in pl_progress_thread_sleep; orders the
+	 * caller's W2 (its published work) before R2. */
+	pl_fence_seq_cst();
+	/* R2: relaxed; the fence gives it its order. */
+	if (pl_load_relaxed(&ctx->thr.state) != PL_PROGRESS_SLEEPING)
+		return;
+	/* Coalescing only (see the protocol): the winner writes. */
+	if (!pl_cas_acq_rel(&ctx->thr.state, &expected, PL_PROGRESS_WAKING))
+		return;
+	/* Relaxed: a statistic, many writers. */
+	pl_fetch_add_relaxed(&ctx->st.kicks, 1);
+	while (write(ctx->thr.kick_fd, &one, sizeof(one)) < 0 &&
+	       errno == EINTR)
+		;
+}
+
+int pl_progress_thread_start(struct pl_progress_ctx *ctx)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 0 };
+	sigset_t all, old;
+	pthread_attr_t attr;
+	int ret;
+
+	ctx->thr.kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ctx->thr.kick_fd < 0)
+		return -errno;
+	if (epoll_ctl(ctx->epfd, EPOLL_CTL_ADD, ctx->thr.kick_fd, &ev)) {
+		ret = -errno;
+		goto err_close_kick;
+	}
+	if (sem_init(&ctx->thr.ready, 0, 0)) {
+		ret = -errno;
+		goto err_close_kick;
+	}
+	ret = pthread_attr_init(&attr);
+	if (ret) {
+		ret = -ret;
+		goto err_sem;
+	}
+	if (ctx->thr.pin)
+		(void)pthread_attr_setaffinity_np(&attr, sizeof(ctx->thr.cpus),
+						  &ctx->thr.cpus);
+
+	/* Asynchronous signals belong to the application's threads: the
+	 * new thread inherits a fully blocked mask. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&ctx->thr.handle, &attr, pl_progress_thread_main,
+			     ctx);
+	if (ret == EINVAL && ctx->thr.pin) {
+		/* The affinity names no CPU this process may use. */
+		PL_WARN(FI_LOG_CORE, "progress thread: the CPUs chosen "
+			"(FI_PROGRESS_THREAD_CPUS, FI_PROGRESS_THREAD_NUMA or "
+			"the NUMA default) are not usable here; running "
+			"unpinned\n");
+		ctx->thr.pin = false;
+		pthread_attr_destroy(&attr);
+		pthread_attr_init(&attr);
+		ret = pthread_create(&ctx->thr.handle, &attr,
+				     pl_progress_thread_main, ctx);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		ret = -ret;
+		goto err_sem;
+	}
+	while (sem_wait(&ctx->thr.ready) && errno == EINTR)
+		;
+	ctx->thr.started = true;
+	return 0;
+
+err_sem:
+	sem_destroy(&ctx->thr.ready);
+err_close_kick:
+	close(ctx->thr.kick_fd);
+	ctx->thr.kick_fd = -1;
+	return ret;
+}
+
+void pl_progress_thread_stop(struct pl_progress_ctx *ctx)
+{
+	uint64_t one = 1;
+
+	if (!ctx->thr.started)
+		return;
+	/* Release: pairs with the acquire in thread_stopping. */
+	pl_store_release(&ctx->thr.stop, 1);
+	/* Unconditional (not a kick): whatever the state, the thread is
+	 * either before its stop check or will find the eventfd readable. */
+	while (write(ctx->thr.kick_fd, &one, sizeof(one)) < 0 &&
+	       errno == EINTR)
+		;
+	pthread_join(ctx->thr.handle, NULL);
+	ctx->thr.started = false;
+	sem_destroy(&ctx->thr.ready);
+	close(ctx->thr.kick_fd);
+	ctx->thr.kick_fd = -1;
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The AV's RCU across fork() without exec (pl_av_rcu.h): a child must be
+ * able to open, change and close AVs (each close waits for a grace period
+ * and for the call_rcu worker) even when, at the moment of the fork, a
+ * parent thread was inside a read-side section or another was queueing
+ * callbacks. Without the fork handlers the child waits forever for a
+ * thread it does not have; an alarm turns that into a failure.
+ *
+ * Skipped under ThreadSanitizer, whose runtime does not support a child
+ * that starts threads after a multi-threaded fork (the call_rcu worker).
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "pl_atomic.h"
+#include "pl_av_test_util.h"
+
+#define CHILD_ALARM_S 60
+
+static struct fid_av *open_av(void)
+{
+	struct fi_av_attr attr = { .type = FI_AV_TABLE };
+	struct fid_av *av = NULL;
+
+	if (pl_av_open(NULL, &attr, sizeof(struct test_addr), &test_ops, &av,
+		       NULL))
+		return NULL;
+	return av;
+}
+
+/* In a child: use an AV the way a process does, ending with close (grace
+ * period, call_rcu barrier). Exit status 0 when all went as expected. */
+static void child_use_av(void)
+{
+	struct fid_av *av;
+	fi_addr_t fa[8];
+	struct test_addr a[8];
+	int i;
+
+	alarm(CHILD_ALARM_S);
+	av = open_av();
+	if (!av)
+		_exit(2);
+	for (i = 0; i < 8; i++)
+		a[i] = test_addr_make(100 + i, 1);
+	if (fi_av_insert(av, a, 8, fa, 0, NULL) != 8)
+		_exit(3);
+	if (fi_av_remove(av, fa, 8, 0))
+		_exit(4);
+	if (fi_close(&av->fid))
+		_exit(5);
+	_exit(0);
+}
+
+static int fork_and_use_av(void)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0)
+		child_use_av();
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) :
+	       128 + WTERMSIG(status);
+}
+
+struct holder {
+	int go[2];		/* the test writes one byte to end the section */
+	pl_atomic_int inside;
+};
+
+static void *hold_read_section(void *arg)
+{
+	struct holder *h = arg;
+	char c;
+
+	pl_av_rcu_read_lock();
+	pl_store_release(&h->inside, 1);	/* pairs with the test's wait */
+	while (read(h->go[0], &c, 1) < 0)
+		;
+	pl_av_rcu_read_unlock();
+	return NULL;
+}
+
+static void test_child_works_while_parent_thread_is_in_section(void **state)
+{
+	struct fid_av *av = open_av();
+	struct test_addr a = test_addr_make(1, 1);
+	struct holder h = { .inside = 0 };
+	pthread_t th;
+	fi_addr_t fa;
+
+	/* The parent has used call_rcu: its worker thread exists. */
+	assert_non_null(av);
+	assert_int_equal(fi_av_insert(av, &a, 1, &fa, 0, NULL), 1);
+	assert_int_equal(fi_av_remove(av, &fa, 1, 0), 0);
+	assert_int_equal(pipe(h.go), 0);
+	assert_int_equal(pthread_create(&th, NULL, hold_read_section, &h), 0);
+	while (!pl_load_acquire(&h.inside))
+		usleep(1000);
+	assert_int_equal(fork_and_use_av(), 0);
+	assert_int_equal(write(h.go[1], "x", 1), 1);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	close(h.go[0]);
+	close(h.go[1]);
+	assert_int_equal(fi_close(&av->fid), 0);
+}
+
+struct churner {
+	struct fid_av *av;
+	pl_atomic_int stop;
+	int failures;
+};
+
+static void *churn(void *arg)
+{
+	struct churner *c = arg;
+	uint64_t id = 0;
+
+	while (!pl_load_relaxed(&c->stop)) {	/* join orders the rest */
+		struct test_addr a = test_addr_make(id++, 1);
+		fi_addr_t fa;
+
+		if (fi_av_insert(c->av, &a, 1, &fa, 0, NULL) != 1 ||
+		    fi_av_remove(c->av, &fa, 1, 0))
+			c->failures++;
+	}
+	return NULL;
+}
+
+static void test_children_work_while_parent_queues_callbacks(void **state)
+{
+	struct churner c = { .av = open_av(), .stop = 0 };
+	pthread_t th;
+	int i;
+
+	assert_non_null(c.av);
+	assert_int_equal(pthread_create(&th, NULL, churn, &c), 0);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(fork_and_use_av(), 0);
+	pl_store_relaxed(&c.stop, 1);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(c.failures, 0);
+	assert_int_equal(fi_close(&c.av->fid), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_child_works_while_parent_thread_is_in_section),
+		cmocka_unit_test(test_children_work_while_parent_queues_callbacks),
+	};
+
+#ifdef PL_AV_RCU_TSAN
+	printf("ThreadSanitizer cannot follow a multi-threaded fork: skipped\n");
+	return 77;
+#endif
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
