@@ -62,4 +62,25 @@ if [ $fail -ne 0 ]; then
 	echo "$out"
 	exit 1
 fi
+
+# fi_info -l lists the providers propel's registry found in
+# FI_PROVIDER_PATH. The reference would list them too, so the loader's own
+# trace (LD_DEBUG=files, on stderr) must show propel's library initialized.
+list_err=$(mktemp)
+list=$(LD_PRELOAD="${PROPEL_CLIENT_PRELOAD:-}" LD_LIBRARY_PATH="$PROPEL_LIBDIR" \
+	LD_DEBUG=files FI_PROVIDER_PATH="${1:-}" "$fi_info" -l 2>"$list_err")
+loaded=$(sed -n 's/.*calling init: \(.*\/libfabric\.so\.1\)$/\1/p' "$list_err" | head -n 1)
+rm -f "$list_err"
+if [ -z "$loaded" ] || [ "$(realpath "$loaded")" != "$(realpath "$PROPEL_LIBDIR/libfabric.so.1")" ]; then
+	echo "FAIL: fi_info -l loaded '$loaded', not propel's $PROPEL_LIBDIR/libfabric.so.1"
+	exit 1
+fi
+for p in testprov ofi_testutil; do
+	if ! grep -qx "$p:" <<<"$list"; then
+		echo "FAIL: fi_info -l on propel does not list $p:"
+		echo "$list"
+		exit 1
+	fi
+done
 echo "PASS: fi_info -e on propel lists propel's parameters with their values"
+echo "PASS: fi_info -l on propel lists the providers of FI_PROVIDER_PATH"
