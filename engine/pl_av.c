@@ -13,40 +13,10 @@
 #include <rdma/fi_errno.h>
 
 #include "pl_av_int.h"
+#include "pl_fid_nosys.h"
 #include "pl_log.h"
 
 #define PL_AV_OPEN_FLAGS	(FI_EVENT | FI_READ | FI_SYMMETRIC)
-
-/* The slots no AV implements (fi_av_set: [E3] leaves it for the
- * collectives work; the fid ops an AV has no use for). engine/base's
- * shared -FI_ENOSYS stubs do not exist yet; these stand in for them. */
-static int pl_av_nosys_control(struct fid *fid, int command, void *arg)
-{
-	return -FI_ENOSYS;
-}
-
-static int pl_av_nosys_ops_open(struct fid *fid, const char *name,
-				uint64_t flags, void **ops, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static int pl_av_nosys_tostr(const struct fid *fid, char *buf, size_t len)
-{
-	return -FI_ENOSYS;
-}
-
-static int pl_av_nosys_ops_set(struct fid *fid, const char *name,
-			       uint64_t flags, void *ops, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static int pl_av_nosys_av_set(struct fid_av *av, struct fi_av_set_attr *attr,
-			      struct fid_av_set **av_set, void *context)
-{
-	return -FI_ENOSYS;
-}
 
 int pl_av_lookup_peer(struct fid_av *av_fid, fi_addr_t fi_addr,
 		      struct pl_av_peer *peer_p)
@@ -277,6 +247,7 @@ static int pl_av_close(struct fid *fid)
 	 * nothing of it outlives the call (nor a dlclose of the library). */
 	pl_av_rcu_barrier();
 	pthread_mutex_destroy(&av->lock);
+	free(av->name);
 	free(av);
 	return 0;
 }
@@ -285,10 +256,10 @@ static struct fi_ops pl_av_fid_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = pl_av_close,
 	.bind = pl_av_bind,
-	.control = pl_av_nosys_control,
-	.ops_open = pl_av_nosys_ops_open,
-	.tostr = pl_av_nosys_tostr,
-	.ops_set = pl_av_nosys_ops_set,
+	.control = pl_fid_nosys_control,
+	.ops_open = pl_fid_nosys_ops_open,
+	.tostr = pl_fid_nosys_tostr,
+	.ops_set = pl_fid_nosys_ops_set,
 };
 
 static struct fi_ops_av pl_av_ops = {
@@ -299,7 +270,8 @@ static struct fi_ops_av pl_av_ops = {
 	.remove = pl_av_remove,
 	.lookup = pl_av_lookup,
 	.straddr = pl_av_straddr,
-	.av_set = pl_av_nosys_av_set,
+	/* fi_av_set: [E3] leaves it to the collectives work. */
+	.av_set = pl_fid_nosys_av_av_set,
 };
 
 static int pl_av_open_check(const struct fi_av_attr *attr, size_t addrlen,
@@ -347,6 +319,7 @@ int pl_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	av->flags = attr->flags;
 	av->addrlen = addrlen;
 	av->rx_ctx_bits = attr->rx_ctx_bits;
+	av->ep_per_node = attr->ep_per_node;
 	av->handle_mask = attr->rx_ctx_bits ? ~0ULL >> attr->rx_ctx_bits :
 			  ~0ULL;
 	av->rx_shift = attr->rx_ctx_bits ? 64u - (unsigned)attr->rx_ctx_bits :
@@ -356,8 +329,14 @@ int pl_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		ret = -FI_ENOMEM;
 		goto err_free;
 	}
+	pl_av_peer_init(av);
 	type = attr->type;
 	if (attr->name) {
+		av->name = strdup(attr->name);	/* for the peer AV's query */
+		if (!av->name) {
+			ret = -FI_ENOMEM;
+			goto err_mutex;
+		}
 		map_addr = attr->map_addr;
 		ret = pl_av_shared_open(attr->name, addrlen,
 					attr->flags & FI_READ, attr->count,
@@ -376,6 +355,7 @@ int pl_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	attr->type = av->type;
 	if (attr->name)
 		attr->map_addr = map_addr;
+	av->map_addr = attr->map_addr;
 	*av_p = &av->av_fid;
 	return 0;
 
@@ -385,6 +365,7 @@ err_table:
 err_mutex:
 	pthread_mutex_destroy(&av->lock);
 err_free:
+	free(av->name);
 	free(av);
 	return ret;
 }

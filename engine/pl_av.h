@@ -10,19 +10,23 @@
  * no atomic read-modify-write. A reverse map (pl_av_rhash.h) serves
  * FI_SOURCE. A named AV lives in shared memory (pl_av_shared.h).
  *
- * Synchronization table for one AV (fi_av_* are the application's calls):
+ * Synchronization table for one AV (fi_av_* are the application's calls;
+ * query and ep_addr are the peer AV's owner ops, fi_peer(3)):
  *
- *                 lookup_peer  reverse  insert*  remove  lookup  straddr
- *                                                       (fi_av)
- *   lookup_peer   yes          yes      yes      yes     yes     yes
- *   reverse       yes          yes      yes      yes     yes     yes
- *   insert*       yes          yes      yes      yes     yes     yes
- *   remove        yes          yes      yes      yes     yes     yes
- *   bind          yes          yes      yes      yes     yes     yes
- *   close         no           no       no       no      no      no
+ *                 lookup_peer  reverse  insert*  remove  lookup   query
+ *                                                       straddr  ep_addr
+ *   lookup_peer   yes          yes      yes      yes     yes      yes
+ *   reverse       yes          yes      yes      yes     yes      yes
+ *   insert*       yes          yes      yes      yes     yes      yes
+ *   remove        yes          yes      yes      yes     yes      yes
+ *   bind          yes          yes      yes      yes     yes      yes
+ *   query/ep_addr yes          yes      yes      yes     yes      yes
+ *   ref/unref     yes          yes      yes      yes     yes      yes
+ *   close         no           no       no       no      no       no
  *
  *   insert* is fi_av_insert, fi_av_insertsvc and fi_av_insertsym. Writers
- *   (insert*, remove, bind) serialize on the AV's mutex; readers never
+ *   (insert*, remove, bind) and query serialize on the AV's mutex;
+ *   readers (lookup_peer, reverse, fi_av_lookup, straddr, ep_addr) never
  *   wait for them. A peer removed while another thread resolves it is
  *   either returned whole (the lookup began first) or reported absent,
  *   never freed under the reader. close: the application has quiesced
@@ -42,6 +46,7 @@
 
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
+#include <rdma/fi_ext.h>
 
 #include "pl_av_rcu.h"
 
@@ -131,5 +136,23 @@ struct fid_domain *pl_av_domain(const struct fid_av *av);
  */
 void pl_av_ref(struct fid_av *av);
 void pl_av_unref(struct fid_av *av);
+
+/*
+ * fi_peer(3), owner side (pl_av_peer.c): the fid_peer_av embedded in av,
+ * to hand to a peer provider's fi_av_open() in a struct
+ * fi_peer_av_context with FI_PEER. Valid while av is open; the peer never
+ * closes it. Its owner_ops: query (attributes, count = addresses now in
+ * the AV) and ep_addr (the fi_addr_t of a local endpoint's own address,
+ * else FI_ADDR_NOTAVAIL); its fid.context is av. Any thread.
+ */
+struct fid_peer_av *pl_av_peer_export(struct fid_av *av);
+
+/*
+ * The peer side, for peers inside the engine: the AV behind a
+ * fid_peer_av from pl_av_peer_export(), to resolve with
+ * pl_av_lookup_peer(); NULL for any other (another library's) peer AV.
+ * Any thread.
+ */
+struct fid_av *pl_av_peer_owner(struct fid_peer_av *peer);
 
 #endif /* PROPEL_PL_AV_H */

@@ -15,6 +15,7 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_eq.h>
+#include <rdma/fi_ext.h>
 
 #include "pl_atomic.h"
 #include "pl_av.h"
@@ -35,12 +36,17 @@ struct pl_av {
 	uint64_t handle_mask;			/* clears the rx bits */
 	unsigned rx_shift;			/* 64 - rx_ctx_bits, or 0 */
 	struct pl_av_shared *shared;		/* named AV, else NULL */
+	char *name;				/* named AV's name, else NULL */
+	void *map_addr;				/* named AV's map_addr */
+	size_t ep_per_node;			/* as given at open */
+	struct fid_peer_av peer_av;		/* fi_peer(3): pl_av_peer.c */
 	/* Private AVs (shared == NULL): */
 	struct pl_av_table table;		/* RCU slots */
 	struct pl_av_rhash *rhash;		/* reverse map */
 	/* Writer side: */
 	pthread_mutex_t lock;			/* insert*, remove, bind */
-	struct fid_eq *eq;			/* bound EQ (lock) */
+	struct fid_eq *eq;			/* bound EQ (set once under
+						 * lock, then fixed) */
 	pl_atomic_int ref;			/* endpoints (pl_av_ref) */
 };
 
@@ -63,6 +69,9 @@ int pl_av_insert_batch(struct pl_av *av, const void *addrs, size_t count,
 /* Argument and flag checks shared by the insert family. 0 or -FI_E*. */
 int pl_av_insert_check(struct pl_av *av, size_t count, fi_addr_t *fi_addr,
 		       uint64_t flags, void *context);
+
+/* Fill av->peer_av (pl_av_open, before the AV is shared). */
+void pl_av_peer_init(struct pl_av *av);
 
 /* fi_ops_av.insert, .insertsvc, .insertsym. */
 int pl_av_insert(struct fid_av *av_fid, const void *addr, size_t count,

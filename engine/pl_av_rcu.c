@@ -17,10 +17,45 @@ char pl_av_rcu_tsan_gp;
 
 static pthread_once_t pl_av_rcu_once = PTHREAD_ONCE_INIT;
 static int pl_av_rcu_init_ret;
+/* The fork guard (pl_av_rcu.h): held by every enqueue into a liburcu
+ * queue, and by fork() from prepare to the parent/child handler. */
+static pthread_mutex_t pl_av_rcu_fork_guard = PTHREAD_MUTEX_INITIALIZER;
 
+void pl_av_rcu_fork_guard_enter(void)
+{
+	pthread_mutex_lock(&pl_av_rcu_fork_guard);
+}
+
+void pl_av_rcu_fork_guard_exit(void)
+{
+	pthread_mutex_unlock(&pl_av_rcu_fork_guard);
+}
+
+void pl_av_rcu_call(struct rcu_head *head, void (*fn)(struct rcu_head *head))
+{
+#ifdef PL_AV_RCU_TSAN
+	__tsan_release(head);
+#endif
+	pl_av_rcu_fork_guard_enter();
+	urcu_bp_call_rcu(head, fn);
+	pl_av_rcu_fork_guard_exit();
+}
+
+/*
+ * Workers paused first, then the guard: a holder of the guard may be
+ * inside a read-side section, and a worker that is finishing a grace
+ * period waits for that section, so taking the guard before pausing
+ * could wait for a holder that waits (through the worker) for us. Once
+ * the workers are paused nothing waits for a grace period, every holder
+ * finishes its enqueue, and none starts another until the handlers
+ * below release the guard. (The call_rcu mutex that
+ * call_rcu_before_fork keeps is not needed by an enqueue: the default
+ * worker exists from pl_av_rcu_init on.)
+ */
 static void pl_av_rcu_prepare(void)
 {
 	urcu_bp_call_rcu_before_fork();
+	pthread_mutex_lock(&pl_av_rcu_fork_guard);
 	urcu_bp_before_fork();
 }
 
@@ -28,12 +63,16 @@ static void pl_av_rcu_parent(void)
 {
 	urcu_bp_after_fork_parent();
 	urcu_bp_call_rcu_after_fork_parent();
+	pthread_mutex_unlock(&pl_av_rcu_fork_guard);
 }
 
+/* The child's only thread is the one that forked, which holds the guard
+ * (a default mutex: unlocking it here needs no owner check). */
 static void pl_av_rcu_child(void)
 {
 	urcu_bp_after_fork_child();
 	urcu_bp_call_rcu_after_fork_child();
+	pthread_mutex_unlock(&pl_av_rcu_fork_guard);
 }
 
 static void pl_av_rcu_init_once(void)
@@ -51,6 +90,13 @@ static void pl_av_rcu_init_once(void)
 	}
 	/* Register this thread now rather than inside a first lookup. */
 	urcu_bp_register_thread();
+	/* Create the default call_rcu worker now: an enqueue would otherwise
+	 * take liburcu's call_rcu mutex to create it, which the prepare
+	 * handler holds while it waits for the fork guard. */
+	if (!urcu_bp_get_default_call_rcu_data()) {
+		PL_WARN(FI_LOG_AV, "liburcu-bp: no call_rcu worker\n");
+		pl_av_rcu_init_ret = -FI_ENOMEM;
+	}
 }
 
 int pl_av_rcu_init(void)

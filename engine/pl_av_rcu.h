@@ -22,16 +22,24 @@
  * installs one, once per process, the first time an AV is opened:
  *   prepare  call_rcu_before_fork()   pauses the call_rcu workers and the
  *                                     rculfhash resize worker
+ *            the fork guard           waits for our enqueues in flight
+ *                                     (pl_av_rcu_fork_guard_enter below)
  *            urcu_bp_before_fork()    takes the grace-period and registry
  *                                     locks, blocks signals
- *   parent   urcu_bp_after_fork_parent(), call_rcu_after_fork_parent()
+ *   parent   urcu_bp_after_fork_parent(), call_rcu_after_fork_parent(),
+ *            the guard released
  *   child    urcu_bp_after_fork_child()  drops the registry entries of the
  *                                     threads the child does not have
  *            call_rcu_after_fork_child() starts a new call_rcu worker and
  *                                     hands it the callbacks still queued
+ *            the guard released
  * The workers run synchronize_rcu(), which takes the grace-period lock, so
  * they are paused before that lock is taken, and resumed after it is
  * released: the other order can wait for a worker that waits for us.
+ * Pausing lets a worker finish the grace period it is in, so fork() may
+ * wait for the read-side sections of other threads to end: a thread must
+ * never stay in one until some fork() returns (the AV's sections are
+ * bounded lookups, so they do not).
  * An AV opened before fork() belongs to the parent; a child opens its own
  * (named AVs are shared by name, never by inheritance).
  *
@@ -126,17 +134,34 @@ static inline int pl_av_rcu_read_ongoing(void)
 
 /*
  * Run fn(head) after a grace period, on liburcu's call_rcu worker. Any
- * thread, inside a read-side section or not. The release before the call
- * pairs with pl_av_rcu_reclaim_begin() in fn (TSan builds only).
+ * thread, inside a read-side section or not, not from a callback. The
+ * release before the call pairs with pl_av_rcu_reclaim_begin() in fn (TSan
+ * builds only). Enqueues under the fork guard (below).
  */
-static inline void pl_av_rcu_call(struct rcu_head *head,
-				  void (*fn)(struct rcu_head *head))
-{
-#ifdef PL_AV_RCU_TSAN
-	__tsan_release(head);
-#endif
-	urcu_bp_call_rcu(head, fn);
-}
+void pl_av_rcu_call(struct rcu_head *head, void (*fn)(struct rcu_head *head));
+
+/*
+ * The fork guard. liburcu's call_rcu queue and rculfhash's resize work
+ * queue are lock-free queues whose enqueue takes two steps (swap the
+ * tail, then link the old tail); liburcu's fork handlers pause the
+ * workers but not the enqueuers. A fork() that lands between the two
+ * steps of another thread leaves the child a queue whose link is never
+ * written, and the child's worker then waits for it forever (its next
+ * rcu_barrier, at an AV close, never returns). So every enqueue the AV
+ * makes (pl_av_rcu_call, and pl_av_rhash_add/del, which may queue a
+ * resize) runs between pl_av_rcu_fork_guard_enter() and _exit(), and the
+ * prepare handler takes the guard before anything else (pl_av_rcu.c).
+ * A plain mutex: enqueues are writer-path work, already serialized per AV.
+ * It may be taken inside a read-side section; it is never held across a
+ * grace period nor across a call that may take it again (a drain's
+ * callback). Lock order: the AV mutex, the guard, liburcu's registry
+ * and grace-period locks; the prepare handler pauses liburcu's workers
+ * before it takes the guard (why: pl_av_rcu.c). Other users of
+ * liburcu-bp's call_rcu in the same process are not covered (their own
+ * fork handling is theirs).
+ */
+void pl_av_rcu_fork_guard_enter(void);
+void pl_av_rcu_fork_guard_exit(void);
 
 /*
  * First statement of every reclaim callback: acquires what the writer

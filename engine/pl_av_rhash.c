@@ -116,18 +116,22 @@ struct pl_av_rhash_node *pl_av_rhash_add(struct pl_av_rhash *rh,
 	 * is a full barrier that TSan cannot see, hence the annotation,
 	 * which pairs with the subscribe in the match function. */
 	pl_av_rcu_tsan_publish(node);
+	pl_av_rcu_fork_guard_enter();	/* may queue a resize */
 	pl_av_rcu_read_lock();
 	got = cds_lfht_add_unique(rh->ht, node->hash, pl_av_rhash_match,
 				  &key, &node->lnode);
 	pl_av_rcu_read_unlock();
+	pl_av_rcu_fork_guard_exit();
 	return caa_container_of(got, struct pl_av_rhash_node, lnode);
 }
 
 void pl_av_rhash_del(struct pl_av_rhash *rh, struct pl_av_rhash_node *node)
 {
+	pl_av_rcu_fork_guard_enter();	/* may queue a resize */
 	pl_av_rcu_read_lock();
 	(void)cds_lfht_del(rh->ht, &node->lnode);
 	pl_av_rcu_read_unlock();
+	pl_av_rcu_fork_guard_exit();
 }
 
 struct pl_av_rhash_node *pl_av_rhash_lookup(struct pl_av_rhash *rh,
@@ -163,8 +167,10 @@ void pl_av_rhash_drain(struct pl_av_rhash *rh,
 		 * successor, which del leaves intact until a grace period. */
 		cds_lfht_next(rh->ht, &iter);
 		pl_av_rcu_tsan_subscribe(node);
+		pl_av_rcu_fork_guard_enter();	/* may queue a resize */
 		(void)cds_lfht_del(rh->ht, lnode);
-		fn(node, arg);
+		pl_av_rcu_fork_guard_exit();
+		fn(node, arg);	/* may call pl_av_rcu_call: guard released */
 	}
 	pl_av_rcu_read_unlock();
 }

@@ -307,6 +307,14 @@ int pl_av_shared_reverse(struct pl_av_shared *sh, const void *addr,
 }
 
 /* Append addr as a new slot; view mutex and writer lock held. */
+uint64_t pl_av_shared_count(struct pl_av_shared *sh)
+{
+	/* Acquire: pairs with S2 in pl_av_shared_append (any process); the
+	 * caller only reports the number, but the pairing keeps it no older
+	 * than what this process's lookups can already see. */
+	return pl_load_acquire(&sh->hdr->count);
+}
+
 static int pl_av_shared_append(struct pl_av_shared *sh, const void *addr,
 			       fi_addr_t *fi_addr_p)
 {
@@ -369,6 +377,8 @@ int pl_av_shared_insert(struct pl_av_shared *sh, const void *addr,
 	if (node && pl_av_shared_valid_locked(sh, node->fi_addr)) {
 		struct pl_av_shm_slot *slot;
 
+		/* Relaxed: the view mutex is held; only its holder
+		 * stores the view. */
 		slot = pl_av_shared_slot(sh, pl_load_relaxed(&sh->view),
 					 node->fi_addr);
 		slot->refcnt++;		/* writer lock held */
@@ -403,6 +413,7 @@ int pl_av_shared_remove(struct pl_av_shared *sh, fi_addr_t handle)
 		ret = -FI_EINVAL;
 		goto out_ofd;
 	}
+	/* Relaxed: view mutex held (only its holder stores the view). */
 	slot = pl_av_shared_slot(sh, pl_load_relaxed(&sh->view), handle);
 	if (--slot->refcnt)
 		goto out_ofd;

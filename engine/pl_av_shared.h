@@ -73,6 +73,10 @@ int pl_av_shared_insert(struct pl_av_shared *sh, const void *addr,
  * 0 or -FI_EINVAL (unknown, already removed). */
 int pl_av_shared_remove(struct pl_av_shared *sh, fi_addr_t handle);
 
+/* Slots appended so far by every process (removed ones included): the
+ * count fi_peer(3)'s query reports. Any thread. */
+uint64_t pl_av_shared_count(struct pl_av_shared *sh);
+
 /* Shared memory object name of an AV name for this user (tests). 0, or
  * -FI_EINVAL if name is empty or buf too small. */
 int pl_av_shared_shm_name(const char *name, char *buf, size_t len);

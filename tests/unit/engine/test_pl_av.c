@@ -5,8 +5,9 @@
  * (pl_av_test_util.h), bad input, the fi_addr_t encoding, FI_AV_USER_ID,
  * rx_ctx_bits, FI_EVENT completions, the reverse map.
  *
- * Not tested: calls on an AV after fi_close (the object is freed; there is
- * nothing safe to observe).
+ * Not tested: calls on an AV after a successful fi_close (the object is
+ * freed; there is nothing safe to observe). fi_close while the AV is still
+ * in use (-FI_EBUSY, the AV stays usable) is in test_pl_av_badinput.c.
  */
 #include <pthread.h>
 #include <setjmp.h>

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+
+extern char **environ;
 
 #include "pl_av_shared.h"
 #include "pl_av_test_util.h"
@@ -188,32 +191,36 @@ struct child {
 	FILE *from;	/* the child's stdout */
 };
 
+/* posix_spawn, not fork + exec: glibc's posix_spawn runs no atfork
+ * handlers, and the AV's child handler starts liburcu's call_rcu worker,
+ * which ThreadSanitizer refuses in a child of a multi-threaded process. */
 static void spawn(struct child *c, const char *role, const char *name,
 		  int n)
 {
+	char *argv[] = { self_exe, "--child", (char *)role, (char *)name,
+			 NULL, NULL };
+	posix_spawn_file_actions_t fa;
 	int in[2], out[2];
 	char nbuf[16];
 
 	snprintf(nbuf, sizeof(nbuf), "%d", n);
+	argv[4] = nbuf;
 	assert_int_equal(pipe(in), 0);
 	assert_int_equal(pipe(out), 0);
 	fflush(stdout);
 	fflush(stderr);
-	c->pid = fork();
-	assert_true(c->pid >= 0);
-	if (c->pid == 0) {
-		char *argv[] = { self_exe, "--child", (char *)role,
-				 (char *)name, nbuf, NULL };
-
-		dup2(in[0], STDIN_FILENO);
-		dup2(out[1], STDOUT_FILENO);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		execv(self_exe, argv);
-		_exit(127);
-	}
+	assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
+	assert_int_equal(posix_spawn_file_actions_adddup2(&fa, in[0],
+							  STDIN_FILENO), 0);
+	assert_int_equal(posix_spawn_file_actions_adddup2(&fa, out[1],
+							  STDOUT_FILENO), 0);
+	assert_int_equal(posix_spawn_file_actions_addclose(&fa, in[0]), 0);
+	assert_int_equal(posix_spawn_file_actions_addclose(&fa, in[1]), 0);
+	assert_int_equal(posix_spawn_file_actions_addclose(&fa, out[0]), 0);
+	assert_int_equal(posix_spawn_file_actions_addclose(&fa, out[1]), 0);
+	assert_int_equal(posix_spawn(&c->pid, self_exe, &fa, NULL, argv,
+				     environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
 	close(in[0]);
 	close(out[1]);
 	c->to = fdopen(in[1], "w");
