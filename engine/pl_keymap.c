@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* RCU key map (pl_keymap.h): chained hash, lock-free lookups. */
+#include <stdlib.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_errno.h>
+
+#include "pl_av_rcu.h"
+#include "pl_compiler.h"
+#include "pl_keymap.h"
+
+struct pl_keymap_ent {
+	pl_atomic_ptr next;	/* writers under lock; readers acquire */
+	uint64_t key, base, access;	/* set before publication */
+	size_t len;
+	struct rcu_head rcu;
+};
+
+static pl_atomic_ptr *pl_keymap_head(struct pl_keymap *map, uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ULL;
+	return &map->bucket[(h >> 32) & (PL_KEYMAP_BUCKETS - 1)];
+}
+
+int pl_keymap_init(struct pl_keymap *map)
+{
+	int ret;
+
+	if (!map)
+		return -FI_EINVAL;
+	ret = pl_av_rcu_init();
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < PL_KEYMAP_BUCKETS; i++)
+		pl_store_relaxed(&map->bucket[i], NULL);
+	return pthread_mutex_init(&map->lock, NULL) ? -FI_ENOMEM : 0;
+}
+
+static void pl_keymap_free_cb(struct rcu_head *head)
+{
+	pl_av_rcu_reclaim_begin(head);
+	free(pl_container_of(head, struct pl_keymap_ent, rcu));
+}
+
+/* Caller holds map->lock: writers are serialized, relaxed is enough to
+ * read what they themselves wrote. */
+static struct pl_keymap_ent *pl_keymap_find_locked(pl_atomic_ptr *head,
+						   uint64_t key,
+						   pl_atomic_ptr **link_p)
+{
+	pl_atomic_ptr *link = head;
+	struct pl_keymap_ent *e;
+
+	while ((e = pl_load_relaxed(link)) != NULL) {
+		if (e->key == key) {
+			*link_p = link;
+			return e;
+		}
+		link = &e->next;
+	}
+	return NULL;
+}
+
+int pl_keymap_insert(struct pl_keymap *map, uint64_t key, uint64_t base,
+		     size_t len, uint64_t access)
+{
+	pl_atomic_ptr *head, *link;
+	struct pl_keymap_ent *e;
+
+	if (!map || !len)
+		return -FI_EINVAL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -FI_ENOMEM;
+	e->key = key;
+	e->base = base;
+	e->len = len;
+	e->access = access;
+	head = pl_keymap_head(map, key);
+	pthread_mutex_lock(&map->lock);
+	if (pl_keymap_find_locked(head, key, &link)) {
+		pthread_mutex_unlock(&map->lock);
+		free(e);
+		return -FI_ENOKEY;
+	}
+	pl_store_relaxed(&e->next, pl_load_relaxed(head));
+	/* release: publishes e's fields; pairs with the acquire in check */
+	pl_av_rcu_assign(head, (void *)e);
+	pthread_mutex_unlock(&map->lock);
+	return 0;
+}
+
+int pl_keymap_remove(struct pl_keymap *map, uint64_t key)
+{
+	pl_atomic_ptr *link;
+	struct pl_keymap_ent *e;
+
+	if (!map)
+		return -FI_EINVAL;
+	pthread_mutex_lock(&map->lock);
+	e = pl_keymap_find_locked(pl_keymap_head(map, key), key, &link);
+	if (!e) {
+		pthread_mutex_unlock(&map->lock);
+		return -FI_ENOKEY;
+	}
+	/* release: a reader past this point skips e; one already on e
+	 * still sees a valid next (e is freed only after a grace period) */
+	pl_av_rcu_assign(link, pl_load_relaxed(&e->next));
+	pl_av_rcu_call(&e->rcu, pl_keymap_free_cb);	/* takes the fork guard */
+	pthread_mutex_unlock(&map->lock);
+	return 0;
+}
+
+int pl_keymap_check(struct pl_keymap *map, uint64_t key, uint64_t addr,
+		    size_t len, uint64_t need, bool virt_addr,
+		    uint64_t *base_p)
+{
+	struct pl_keymap_ent *e;
+	uint64_t off;
+	int ret = -FI_EKEYREJECTED;
+
+	if (!map)
+		return -FI_EINVAL;
+	pl_av_rcu_read_lock();
+	/* acquire: pairs with the release in insert/remove */
+	for (e = pl_av_rcu_deref(pl_keymap_head(map, key)); e;
+	     e = pl_av_rcu_deref(&e->next)) {
+		if (e->key != key)
+			continue;
+		ret = -FI_EACCES;
+		if ((e->access & need) != need)
+			break;
+		if (virt_addr) {
+			if (addr < e->base)
+				break;
+			off = addr - e->base;
+		} else {
+			off = addr;
+		}
+		if (off > e->len || len > e->len - off)
+			break;
+		if (base_p)
+			*base_p = e->base;
+		ret = 0;
+		break;
+	}
+	pl_av_rcu_read_unlock();
+	return ret;
+}
+
+void pl_keymap_fini(struct pl_keymap *map)
+{
+	struct pl_keymap_ent *e, *next;
+
+	if (!map)
+		return;
+	/* nothing else runs now (header), and every lookup is over */
+	for (size_t i = 0; i < PL_KEYMAP_BUCKETS; i++) {
+		for (e = pl_load_relaxed(&map->bucket[i]); e; e = next) {
+			next = pl_load_relaxed(&e->next);
+			free(e);
+		}
+		pl_store_relaxed(&map->bucket[i], NULL);
+	}
+	/* removed entries still queued on call_rcu must not outlive us:
+	 * they reference no map memory, but wait so that a test/leak check
+	 * after fini sees them freed */
+	pl_av_rcu_barrier();
+	pthread_mutex_destroy(&map->lock);
+}
