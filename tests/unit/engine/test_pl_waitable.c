@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "pl_waitable.h"
+#include "pl_cntr.h"
+#include "pl_eq.h"
+#include <string.h>
+
+/* a test-local waitable object: ready when `count` > 0 */
+struct obj {
+	struct pl_waitable w;
+	atomic_int count;
+};
+
+static bool obj_ready(struct pl_waitable *w)
+{
+	return atomic_load(&((struct obj *)w)->count) > 0;
+}
+
+static void test_bad_kind(void **s)
+{
+	struct obj o = {0};
+
+	(void)s;
+	assert_int_equal(pl_waitable_init(&o.w, FI_WAIT_SET, NULL, NULL,
+					  obj_ready), -FI_EINVAL);
+	assert_int_equal(pl_waitable_init(&o.w, (enum fi_wait_obj)99, NULL,
+					  NULL, obj_ready), -FI_EINVAL);
+}
+
+static void test_none(void **s)
+{
+	struct obj o = {0};
+	int fd;
+
+	(void)s;
+	assert_int_equal(pl_waitable_init(&o.w, FI_WAIT_NONE, NULL, NULL,
+					  obj_ready), 0);
+	assert_int_not_equal(pl_waitable_wait(&o.w, 0), 0);
+	assert_int_equal(pl_waitable_control(&o.w, FI_GETWAIT, &fd), -FI_EINVAL);
+	pl_waitable_fini(&o.w);
+}
+
+static void test_fd_timeout_then_ready(void **s)
+{
+	struct obj o = {0};
+	struct pollfd p;
+	int fd;
+
+	(void)s;
+	assert_int_equal(pl_waitable_init(&o.w, FI_WAIT_UNSPEC, NULL, NULL,
+					  obj_ready), 0);
+	assert_int_equal(pl_waitable_kind(&o.w), FI_WAIT_FD);
+	assert_int_equal(pl_waitable_control(&o.w, FI_GETWAIT, &fd), 0);
+	assert_int_equal(pl_waitable_wait(&o.w, 10), -FI_EAGAIN);
+	assert_int_equal(pl_waitable_trywait(&o.w), 0);
+	p.fd = fd; p.events = POLLIN;
+	assert_int_equal(poll(&p, 1, 0), 0);
+	atomic_store(&o.count, 1);
+	pl_waitable_signal(&o.w);
+	assert_int_equal(poll(&p, 1, 0), 1);
+	assert_int_equal(pl_waitable_trywait(&o.w), -FI_EAGAIN);
+	assert_int_equal(pl_waitable_wait(&o.w, 10), 0);
+	atomic_store(&o.count, 0);
+	assert_int_equal(pl_waitable_trywait(&o.w), 0);
+	assert_int_equal(poll(&p, 1, 0), 0);	/* stale signal drained */
+	pl_waitable_fini(&o.w);
+}
+
+static void test_interrupt(void **s)
+{
+	struct obj o = {0};
+
+	(void)s;
+	assert_int_equal(pl_waitable_init(&o.w, FI_WAIT_MUTEX_COND, NULL, NULL,
+					  obj_ready), 0);
+	pl_waitable_interrupt(&o.w);
+	assert_int_equal(pl_waitable_wait(&o.w, -1), -FI_EINTR);
+	pl_waitable_fini(&o.w);
+}
+
+static void test_cntr(void **s)
+{
+	struct fi_cntr_attr attr = { .events = FI_CNTR_EVENTS_COMP,
+				     .wait_obj = FI_WAIT_UNSPEC };
+	struct fid_cntr *c;
+
+	(void)s;
+	assert_int_equal(pl_cntr_open(NULL, &attr, &c, NULL), 0);
+	assert_int_equal(fi_cntr_wait(c, 1, 10), -FI_EAGAIN);
+	pl_cntr_inc(c);
+	assert_int_equal(fi_cntr_wait(c, 1, 10), 0);
+	assert_int_equal(fi_cntr_read(c), 1);
+	assert_int_equal(fi_cntr_add(c, 4), 0);
+	assert_int_equal(fi_cntr_read(c), 5);
+	assert_int_equal(fi_cntr_set(c, 2), 0);
+	assert_int_equal(fi_cntr_read(c), 2);
+	pl_cntr_inc_err(c);
+	assert_int_equal(fi_cntr_wait(c, 10, 10), -FI_EAVAIL);
+	assert_int_equal(fi_cntr_readerr(c), 1);
+	assert_int_equal(fi_cntr_wait(c, 10, 10), -FI_EAGAIN);
+	pl_cntr_ref(c);
+	assert_int_equal(fi_close(&c->fid), -FI_EBUSY);
+	pl_cntr_unref(c);
+	assert_int_equal(fi_close(&c->fid), 0);
+}
+
+static void test_eq(void **s)
+{
+	struct fi_eq_attr attr = { .wait_obj = FI_WAIT_UNSPEC };
+	struct fi_eq_cm_entry cm = { .fid = NULL }, out;
+	struct fi_eq_err_entry err;
+	struct fid_eq *eq;
+	uint32_t ev;
+	char ed[4] = "abc";
+
+	(void)s;
+	assert_int_equal(pl_eq_open(NULL, &attr, &eq, NULL), 0);
+	assert_int_equal(fi_eq_sread(eq, &ev, &out, sizeof(out), 10, 0),
+			 -FI_EAGAIN);
+	assert_int_equal(pl_eq_write_event(eq, FI_CONNECTED, &cm, sizeof(cm), 0),
+			 sizeof(cm));
+	assert_int_equal(fi_eq_read(eq, &ev, &out, sizeof(out), FI_PEEK),
+			 sizeof(cm));
+	assert_int_equal(fi_eq_sread(eq, &ev, &out, sizeof(out), 10, 0),
+			 sizeof(cm));
+	assert_int_equal(ev, FI_CONNECTED);
+	assert_int_equal(fi_eq_read(eq, &ev, &out, sizeof(out), 0), -FI_EAGAIN);
+	assert_int_equal(pl_eq_write_error(eq, NULL, NULL, 7, -FI_ECONNREFUSED,
+					   5, ed, sizeof(ed)), 0);
+	assert_int_equal(fi_eq_read(eq, &ev, &out, sizeof(out), 0), -FI_EAVAIL);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(fi_eq_readerr(eq, &err, 0), sizeof(err));
+	assert_int_equal(err.err, FI_ECONNREFUSED);
+	assert_int_equal(err.err_data_size, sizeof(ed));
+	assert_memory_equal(err.err_data, ed, sizeof(ed));
+	assert_int_equal(fi_close(&eq->fid), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_kind),
+		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_fd_timeout_then_ready),
+		cmocka_unit_test(test_interrupt),
+		cmocka_unit_test(test_cntr),
+		cmocka_unit_test(test_eq),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
