@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The multi-producer, single-consumer command queue of a region
+ * (layout: shm_layout.h; algorithm: shm_cmdq.c). Producers are any
+ * threads of any processes that mapped the region; the consumer is its
+ * owner. Bounded: a full queue answers -FI_EAGAIN, it never overwrites.
+ *
+ * Synchronization table:
+ *
+ *                  | claim/commit | peek/release | pending | reap
+ *   claim/commit   |     yes      |     yes      |   yes   |  yes
+ *   peek/release   |     yes      |     no       |   no    |  no
+ *   pending (arm)  |     yes      |     no       |   no    |  no
+ *
+ * Consumer calls (peek, release, pending) need the owner's exclusion:
+ * they are `__`-free only because one object (the endpoint's progress
+ * source) makes them, under the progress token.
+ *
+ * Barriers implied: commit is a release (everything the producer wrote
+ * into the slot is visible to the consumer that peeks it, acquire);
+ * release is a release (the consumer's reads of the slot happen before
+ * the next producer's writes, which follow its acquire claim).
+ */
+#ifndef PROPEL_SHM_CMDQ_H
+#define PROPEL_SHM_CMDQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "shm_region.h"
+
+/*
+ * Claim the next slot of r's queue for pid (the caller's getpid(): the
+ * consumer skips the slot if that process dies before committing).
+ * Returns 0 and the slot in *cmd_p, -FI_EAGAIN when full, -FI_ECONNREFUSED
+ * when the owner is closing. Fill the command (not `state`) and the
+ * inline bytes after it, then shm_cmdq_commit().
+ */
+int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p);
+
+/* Publish a claimed slot (release). Call shm_wake_peer() after it. */
+void shm_cmdq_commit(struct shm_cmd *cmd);
+
+/*
+ * Consumer: the command at the head, committed, or NULL. Also skips
+ * (counts in ctl->dropped) a head slot whose claimer died before
+ * committing, checking liveness only every SHM_CMDQ_STALL_CHECK polls.
+ */
+struct shm_cmd *shm_cmdq_peek(struct shm_region *r);
+
+/* Consumer: done with the command peek returned; frees its slot. */
+void shm_cmdq_release(struct shm_region *r, struct shm_cmd *cmd);
+
+/* Consumer: is anything claimed or committed at the head? Relaxed: the
+ * caller orders it (shm_wake_arm's seq_cst fence). */
+bool shm_cmdq_pending(const struct shm_region *r);
+
+/* Payload bytes after the command. */
+static inline void *shm_cmd_payload(struct shm_cmd *cmd)
+{
+	return cmd + 1;
+}
+
+#define SHM_CMDQ_STALL_CHECK	1024
+
+#endif /* PROPEL_SHM_CMDQ_H */

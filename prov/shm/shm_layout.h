@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The shared region of one shm endpoint: the ONLY definition of what two
+ * processes see in common (STYLE.md habit 4). Everything here is read and
+ * written by several processes, possibly built from different propel
+ * versions: a peer checks SHM_LAYOUT_MAGIC and SHM_LAYOUT_VERSION before
+ * touching anything else, and takes the geometry (slot count, slot size,
+ * bounce buffer count and size, table sizes) from the header, never from
+ * its own parameters, so processes started with different FI_SHM_*
+ * settings still talk.
+ *
+ * The region's OWNER is the endpoint that created it; it is the receiver
+ * of everything queued here and the only consumer of the command queue.
+ * Every other process mapping it is a PEER (a sender to the owner).
+ *
+ *   offset 0        struct shm_region_hdr     (geometry, identity, state)
+ *   hdr.ctl_off     struct shm_ctl            (asleep flag, consumer stats)
+ *   hdr.cmdq_off    cmdq_slots x cmdq_slot_size bytes
+ *                   (each slot: struct shm_cmd + inline payload)
+ *   hdr.peer_off    peer_count x struct shm_peer_ent
+ *   hdr.sar_off     sar_chan_count x struct shm_sar_chan descriptors
+ *   hdr.sarbuf_off  sar_chan_count x SHM_SAR_RING x sar_buf_size bytes
+ *   hdr.mr_off      mr_count x struct shm_mr_ent  (reserved for S2)
+ *
+ * Synchronization table (who may run what at the same time, per region):
+ *
+ *                   | cmdq push | cmdq pop | peer claim | sar fill | sar drain | arm/wake
+ *   cmdq push (peer)|    yes    |   yes    |    yes     |   yes    |   yes     |   yes
+ *   cmdq pop (owner)|    yes    |   no     |    yes     |   yes    |   no      |   no
+ *   peer claim      |    yes    |   yes    |    yes     |   yes    |   yes     |   yes
+ *   sar fill (owner |    yes    |   yes    |    yes     | no (same |   yes     |   yes
+ *     of THIS region|           |          |            | channel) |           |
+ *   sar drain (a    |    yes    |   no     |    yes     |   yes    | no (same  |   no
+ *     receiver)     |           |          |            |          |  channel) |
+ *   arm (owner)     |    yes    |   no     |    yes     |   yes    |   no      |   no
+ *
+ * "owner" operations are serialized by the owner endpoint (its progress
+ * source runs under the progress token). Note the SAR direction: bounce
+ * buffers live in the SENDER's region (the sender is their only writer,
+ * so allocation needs no cross-process atomics); the receiver maps the
+ * sender's region to drain them.
+ */
+#ifndef PROPEL_SHM_LAYOUT_H
+#define PROPEL_SHM_LAYOUT_H
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pl_atomic.h"
+
+#define SHM_LAYOUT_MAGIC	0x4d48534c45504f52ull	/* "ROPELSHM" */
+/* Bump on ANY change of a struct below or of the meaning of a field. */
+#define SHM_LAYOUT_VERSION	1u
+
+#define SHM_CACHELINE		64
+/* Longest endpoint name (FI_ADDR_STR text, NUL included). */
+#define SHM_NAME_MAX		112
+/* Buffers per SAR channel: the sender may run this many chunks ahead. */
+#define SHM_SAR_RING		4
+/* Most iovecs a CMA command carries inline (more: the sender uses SAR). */
+#define SHM_CMA_IOV_MAX		4
+
+/* shm_region_hdr.state */
+enum shm_region_state {
+	SHM_REGION_INIT = 0,	/* being built by the owner: keep out */
+	SHM_REGION_READY = 1,	/* accepting commands */
+	SHM_REGION_CLOSING = 2,	/* owner is closing: push fails -FI_ECONNRESET */
+};
+
+/* Region header. Written once by the owner before state goes READY
+ * (release), read-only afterwards except `state`. */
+struct shm_region_hdr {
+	uint64_t magic;			/* SHM_LAYOUT_MAGIC */
+	uint32_t version;		/* SHM_LAYOUT_VERSION */
+	uint32_t hdr_size;		/* sizeof(struct shm_region_hdr) */
+	uint64_t total_size;		/* bytes mapped */
+	pl_atomic_u32 state;		/* enum shm_region_state; owner stores
+					 * release, peers load acquire */
+	int32_t owner_pid;		/* creator (tgid) */
+	uint64_t owner_start;		/* creator's start time, clock ticks
+					 * since boot (/proc/PID/stat field
+					 * 22): tells a reused pid apart */
+	uint32_t owner_uid;		/* creator's uid */
+	uint32_t flags;			/* SHM_RF_* */
+
+	/* geometry, owner-written before READY */
+	uint32_t cmdq_slots;		/* power of two */
+	uint32_t cmdq_slot_size;	/* bytes per slot, multiple of 64 */
+	uint32_t inline_max;		/* cmdq_slot_size - sizeof(shm_cmd) */
+	uint32_t peer_count;		/* entries in the peer table */
+	uint32_t sar_chan_count;	/* SAR channels */
+	uint32_t sar_buf_size;		/* bytes per bounce buffer */
+	uint32_t mr_count;		/* entries in the MR key table */
+	uint32_t pad0;
+	uint64_t ctl_off, cmdq_off, peer_off, sar_off, sarbuf_off, mr_off;
+	uint8_t rsvd[256 - 128];
+};
+static_assert(sizeof(struct shm_region_hdr) == 256, "shm header size");
+
+/* Region flags */
+#define SHM_RF_CMA	(1u << 0)	/* owner passed the CMA probe: peers
+					 * may process_vm_read/write it */
+
+/* Control words, one cache line each: producers poll `asleep` and bump
+ * `tail`, the owner writes `head`; sharing a line would bounce it. */
+struct shm_ctl {
+	/* Wake-up protocol (shm_wake.c): the owner stores 1 before it
+	 * sleeps, then a seq_cst fence, then re-checks its queue; a
+	 * producer publishes a command, fences seq_cst, then exchanges 0 in
+	 * and signals the owner's socket if it read 1. */
+	pl_atomic_u32 asleep;
+	uint8_t pad0[SHM_CACHELINE - 4];
+	/* Next position to claim: a HINT every producer advances with a
+	 * relaxed CAS; slot state words are the truth (shm_cmdq.c). */
+	pl_atomic_u64 tail;
+	uint8_t pad1[SHM_CACHELINE - 8];
+	/* consumer position, owner-written (relaxed), for diagnostics and
+	 * for peers' statistics only. */
+	pl_atomic_u64 head;
+	pl_atomic_u64 dropped;	/* slots skipped: claimer died (relaxed) */
+	uint8_t pad2[SHM_CACHELINE - 16];
+};
+static_assert(sizeof(struct shm_ctl) == 3 * SHM_CACHELINE, "shm ctl size");
+
+/*
+ * Command queue slot state word (64 bits, the cmdq's only atomic per
+ * slot): [63:62] phase, [61:22] position (40 bits, wraps; compared with
+ * modular arithmetic), [21:0] claimer pid (pid_max <= 2^22 on Linux).
+ * Phases: FREE(pos) -> CLAIMED(pos, pid) -> READY(pos) -> FREE(pos + N).
+ * See shm_cmdq.c for the algorithm and its correctness argument.
+ */
+#define SHM_CMDQ_POS_BITS	40
+#define SHM_CMDQ_PID_BITS	22
+
+/* shm_cmd.op */
+enum shm_op {
+	SHM_OP_MSG = 1,		/* a message (proto says how its data moves) */
+	SHM_OP_ACK = 2,		/* receiver -> sender: xfer_id delivered */
+	SHM_OP_NOP = 3,		/* tests, wake-up probes */
+};
+
+/* shm_cmd.proto */
+enum shm_proto {
+	SHM_PROTO_INLINE = 0,	/* data follows the command in the slot */
+	SHM_PROTO_SAR = 1,	/* data in the sender's bounce channel */
+	SHM_PROTO_CMA = 2,	/* receiver process_vm_readv's sender iovs */
+};
+
+/* shm_cmd.flags */
+#define SHM_CF_ACK	(1u << 0)	/* sender wants SHM_OP_ACK (DC, CMA) */
+#define SHM_CF_TAGGED	(1u << 1)	/* tag is meaningful */
+#define SHM_CF_CQ_DATA	(1u << 2)	/* cq_data is meaningful */
+/* SHM_OP_ACK of a CMA message whose copy the kernel refused: the sender
+ * resends the data by SAR as a continuation; cq_data = receiver cookie. */
+#define SHM_CF_RESEND	(1u << 3)
+/* SHM_PROTO_SAR continuation of such a message (not matched again): tag =
+ * the receiver's cookie from the SHM_CF_RESEND ack. */
+#define SHM_CF_CONT	(1u << 4)
+
+/*
+ * One command: the first 64 bytes of a slot. Written by the producer
+ * between its claim and its READY store; read by the owner after it loads
+ * READY (acquire); nobody else touches it.
+ */
+struct shm_cmd {
+	pl_atomic_u64 state;	/* cmdq phase word, see above */
+	uint8_t op;		/* enum shm_op */
+	uint8_t proto;		/* enum shm_proto */
+	uint16_t src_idx;	/* sender's entry in THIS region's peer table */
+	uint32_t flags;		/* SHM_CF_* */
+	uint64_t size;		/* message bytes (any proto) */
+	uint64_t tag;
+	uint64_t cq_data;
+	uint64_t xfer_id;	/* sender's cookie, echoed by SHM_OP_ACK */
+	uint32_t src_gen;	/* generation of peer entry src_idx */
+	int32_t status;		/* SHM_OP_ACK: 0 or -FI_E* (truncation...) */
+	uint64_t rsvd;
+};
+static_assert(sizeof(struct shm_cmd) == SHM_CACHELINE, "shm cmd size");
+
+/* Payload of a SHM_PROTO_SAR command (in the slot after shm_cmd). */
+struct shm_cmd_sar {
+	uint32_t chan;		/* channel index in the SENDER's region */
+	uint32_t chan_gen;	/* channel generation at allocation */
+};
+
+/* Payload of a SHM_PROTO_CMA command. */
+struct shm_cmd_cma {
+	int32_t pid;		/* sender's pid for process_vm_readv */
+	uint32_t iov_cnt;	/* <= SHM_CMA_IOV_MAX */
+	struct {
+		uint64_t base;
+		uint64_t len;
+	} iov[SHM_CMA_IOV_MAX];
+};
+static_assert(sizeof(struct shm_cmd_cma) == 8 + 16 * SHM_CMA_IOV_MAX,
+	      "shm cma payload");
+
+/*
+ * Peer table entry in the RECEIVER's region: a sender claims a free entry
+ * once (CAS on `state`, acquire), writes its name and pid, then stores
+ * state = CLAIMED|gen (release: pairs with the owner's acquire load in
+ * shm_xfer_peer_lookup). Commands name it by index and generation.
+ * The claimer frees it at close (release store of FREE with gen + 1); the
+ * owner may free entries whose pid died (CAS, so a live release wins).
+ */
+#define SHM_PEER_FREE		0u
+#define SHM_PEER_BUSY		1u	/* claimed, name being written */
+#define SHM_PEER_LIVE		2u	/* name published */
+struct shm_peer_ent {
+	pl_atomic_u32 state;	/* low 2 bits SHM_PEER_*, high 30 gen */
+	int32_t pid;		/* claimer, written while BUSY */
+	uint64_t start;		/* claimer's start time */
+	char name[SHM_NAME_MAX]; /* claimer's FI_ADDR_STR name, written while
+				  * BUSY */
+};
+static_assert(sizeof(struct shm_peer_ent) == 128, "shm peer entry size");
+
+/*
+ * SAR channel descriptor in the SENDER's region. The sender (region
+ * owner) allocates a free channel locally (it is the only allocator),
+ * bumps `gen`, and names (chan, gen) in the SHM_PROTO_SAR command.
+ * Each ring buffer b has a word buf_state[b]:
+ *   0                     empty, sender may fill
+ *   (chunk << 1) | 1      full with chunk number `chunk` (relaxed-free:
+ *                         sender stores release after writing the data;
+ *                         receiver loads acquire before copying it)
+ * The receiver stores 0 (release: its copy-out happens before the sender
+ * reuses the buffer, pairing with the sender's acquire load) after
+ * draining. The sender never writes a buffer whose word is not 0: that is
+ * the flow control, a slow receiver only stalls the sender.
+ * `done` is stored by the receiver (release) once it has consumed the
+ * last chunk or discarded the message (value: 1 + status code offset);
+ * the sender loads it (acquire) to complete and recycle the channel.
+ */
+struct shm_sar_chan {
+	pl_atomic_u32 gen;	/* sender-written (release at allocation) */
+	pl_atomic_u32 done;	/* 0 pending; receiver stores 1 + (-status) */
+	uint8_t pad0[SHM_CACHELINE - 8];
+	pl_atomic_u64 buf_state[SHM_SAR_RING];
+	uint8_t pad1[SHM_CACHELINE - 8 * SHM_SAR_RING];
+};
+static_assert(sizeof(struct shm_sar_chan) == 2 * SHM_CACHELINE,
+	      "shm sar channel size");
+
+/*
+ * MR key table (reserved for S2, remote-access checks). The owner
+ * publishes each registered MR that allows remote access so that an
+ * initiator that copies with process_vm_writev/readv can validate key,
+ * range and access BEFORE touching the target, and a target that copies
+ * itself validates the same entry. Seqlock per entry: the owner bumps
+ * `seq` to odd (release), writes the fields, bumps it to even (release);
+ * a reader loads seq (acquire), reads the fields, loads seq again and
+ * retries on odd or change. Closing an MR writes access = 0 inside a
+ * seqlock write, so its key stops working at once.
+ */
+struct shm_mr_ent {
+	pl_atomic_u32 seq;	/* seqlock, owner-written */
+	uint32_t access;	/* FI_REMOTE_READ | FI_REMOTE_WRITE, 0 = free */
+	uint64_t key;		/* fi_mr_key */
+	uint64_t base;		/* first valid address (owner's VA) */
+	uint64_t len;		/* bytes */
+	uint64_t offset_base;	/* 0 with FI_MR_VIRT_ADDR, else base */
+	uint64_t rsvd[3];
+};
+static_assert(sizeof(struct shm_mr_ent) == SHM_CACHELINE, "shm mr entry");
+
+/* Geometry an owner asks for; shm_layout_compute() fills the offsets. */
+struct shm_layout_req {
+	uint32_t cmdq_slots;	/* rounded up to a power of two */
+	uint32_t inline_max;	/* rounded up so slots are 64-byte multiples */
+	uint32_t peer_count;
+	uint32_t sar_chan_count;
+	uint32_t sar_buf_size;	/* rounded up to 64 */
+	uint32_t mr_count;
+};
+
+#endif /* PROPEL_SHM_LAYOUT_H */

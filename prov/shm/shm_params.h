@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The shm provider's FI_SHM_* variables (table in shm_params.c) and the
+ * provider identity they and the provider's log lines hang off.
+ *
+ * Names shared with the reference keep its meaning where the mechanism is
+ * the same: FI_SHM_TX_SIZE / FI_SHM_RX_SIZE (queue depths),
+ * FI_SHM_DISABLE_CMA. FI_SHM_SAR_THRESHOLD is the largest message moved
+ * by segmentation through bounce buffers; above it single copy (CMA) is
+ * used when both sides allow it. propel has no third ("mmap") protocol,
+ * so without CMA every message above the inline size goes by SAR, and the
+ * default is 16 KiB rather than the reference's SIZE_MAX (there, the
+ * threshold only applies when CMA is off).
+ */
+#ifndef PROPEL_SHM_PARAMS_H
+#define PROPEL_SHM_PARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <rdma/fabric.h>
+#include <rdma/providers/fi_prov.h>
+
+#include "pl_log.h"
+
+extern struct fi_provider shm_prov;
+
+/* The entry point for lib/pl_builtin_provs.c (shm_init.c). */
+struct fi_provider *shm_prov_ini(void);
+
+#define SHM_LOG(level, subsys, ...) PL_LOG(&shm_prov, level, subsys, __VA_ARGS__)
+#define SHM_WARN(subsys, ...) SHM_LOG(FI_LOG_WARN, subsys, __VA_ARGS__)
+#define SHM_INFO(subsys, ...) SHM_LOG(FI_LOG_INFO, subsys, __VA_ARGS__)
+#define SHM_DBG(subsys, ...)  SHM_LOG(FI_LOG_DEBUG, subsys, __VA_ARGS__)
+
+#define SHM_TX_SIZE_DEFAULT		1024
+#define SHM_RX_SIZE_DEFAULT		1024
+#define SHM_SAR_THRESHOLD_DEFAULT	16384
+#define SHM_INLINE_SIZE_DEFAULT		192
+#define SHM_SAR_BUF_SIZE_DEFAULT	32768
+#define SHM_SAR_BUF_COUNT_DEFAULT	32
+#define SHM_MAX_PEERS_DEFAULT		256
+#define SHM_MR_TABLE_DEFAULT		1024
+
+/* The values in effect; read once per process (first call). */
+struct shm_params {
+	size_t	tx_size;	/* FI_SHM_TX_SIZE: sends in flight per ep */
+	size_t	rx_size;	/* FI_SHM_RX_SIZE: command queue slots */
+	bool	disable_cma;	/* FI_SHM_DISABLE_CMA */
+	size_t	sar_threshold;	/* FI_SHM_SAR_THRESHOLD */
+	size_t	inline_size;	/* FI_SHM_INLINE_SIZE: bytes in a slot */
+	size_t	sar_buf_size;	/* FI_SHM_SAR_BUF_SIZE */
+	size_t	sar_buf_count;	/* FI_SHM_SAR_BUF_COUNT (per endpoint) */
+	size_t	max_peers;	/* FI_SHM_MAX_PEERS: peer table entries */
+	size_t	mr_table;	/* FI_SHM_MR_TABLE: published MR keys */
+};
+
+/* Define the table (idempotent, thread-safe). The provider's ini and
+ * fi_getparams' discovery hook call it. */
+void shm_params_define(void);
+
+/* Defines if needed, reads once, returns the cached values. */
+const struct shm_params *shm_params_get(void);
+
+/* Tests only: read the environment again on the next get. Not
+ * thread-safe. */
+void shm_params_reload_for_test(void);
+
+#endif /* PROPEL_SHM_PARAMS_H */

@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Creating, mapping and removing shm regions (shm_region.h).
+ *
+ * Identity of an owner is (pid, start time): a pid alone can be reused by
+ * an unrelated process after a crash, and then a stale region would look
+ * alive forever. /proc/PID/stat field 22 is fixed for the life of a
+ * process, so a different value means a different process.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/fi_errno.h>
+
+#include "shm_region.h"
+
+#define SHM_ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
+#define SHM_PAGE		4096u
+
+size_t shm_region_layout(const struct shm_layout_req *req,
+			 struct shm_region_hdr *hdr)
+{
+	uint64_t off, slots = 1, inl;
+
+	if (!req->cmdq_slots || req->cmdq_slots > (1u << 20) ||
+	    req->inline_max > 65536 || !req->peer_count ||
+	    req->peer_count > 65535 || req->sar_chan_count > 4096 ||
+	    (req->sar_chan_count && (req->sar_buf_size < 64 ||
+				     req->sar_buf_size > (16u << 20))) ||
+	    req->mr_count > (1u << 20))
+		return 0;
+	while (slots < req->cmdq_slots)
+		slots <<= 1;
+	/* A SAR or CMA command must fit whatever the inline size. */
+	inl = SHM_ALIGN_UP(req->inline_max, SHM_CACHELINE);
+	if (inl < sizeof(struct shm_cmd_cma))
+		inl = SHM_ALIGN_UP(sizeof(struct shm_cmd_cma), SHM_CACHELINE);
+
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->magic = SHM_LAYOUT_MAGIC;
+	hdr->version = SHM_LAYOUT_VERSION;
+	hdr->hdr_size = sizeof(*hdr);
+	hdr->cmdq_slots = (uint32_t)slots;
+	hdr->cmdq_slot_size = (uint32_t)(sizeof(struct shm_cmd) + inl);
+	hdr->inline_max = (uint32_t)inl;
+	hdr->peer_count = req->peer_count;
+	hdr->sar_chan_count = req->sar_chan_count;
+	hdr->sar_buf_size = req->sar_chan_count ?
+		SHM_ALIGN_UP(req->sar_buf_size, SHM_CACHELINE) : 0;
+	hdr->mr_count = req->mr_count;
+
+	off = SHM_ALIGN_UP(sizeof(*hdr), SHM_CACHELINE);
+	hdr->ctl_off = off;
+	off += sizeof(struct shm_ctl);
+	/* the queue starts on its own page: producers hammer it */
+	off = SHM_ALIGN_UP(off, SHM_PAGE);
+	hdr->cmdq_off = off;
+	off += slots * hdr->cmdq_slot_size;
+	hdr->peer_off = off;
+	off += (uint64_t)req->peer_count * sizeof(struct shm_peer_ent);
+	hdr->sar_off = off;
+	off += (uint64_t)req->sar_chan_count * sizeof(struct shm_sar_chan);
+	off = SHM_ALIGN_UP(off, SHM_PAGE);
+	hdr->sarbuf_off = off;
+	off += (uint64_t)req->sar_chan_count * SHM_SAR_RING *
+	       hdr->sar_buf_size;
+	hdr->mr_off = off;
+	off += (uint64_t)req->mr_count * sizeof(struct shm_mr_ent);
+	off = SHM_ALIGN_UP(off, SHM_PAGE);
+	hdr->total_size = off;
+	return (size_t)off;
+}
+
+/* Start time of pid; *zombie_p (may be NULL) tells a process that exited
+ * and waits for its parent (state Z or X): it will never act again. */
+static int shm_proc_stat(pid_t pid, uint64_t *start_p, bool *zombie_p)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -FI_ENOENT;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -FI_ENOENT;
+	buf[n] = '\0';
+	/* the command name (field 2) may hold spaces and ')' */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -FI_EINVAL;
+	/* p + 2 is field 3 (state); field 22 is 19 fields further */
+	p += 2;
+	if (zombie_p)
+		*zombie_p = *p == 'Z' || *p == 'X' || *p == 'x';
+	for (field = 3; field < 22 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p || sscanf(p, "%llu", &start) != 1)
+		return -FI_EINVAL;
+	*start_p = start;
+	return 0;
+}
+
+int shm_proc_start_time(pid_t pid, uint64_t *start_p)
+{
+	return shm_proc_stat(pid, start_p, NULL);
+}
+
+bool shm_proc_alive(pid_t pid, uint64_t start)
+{
+	bool zombie = false;
+	uint64_t now;
+
+	if (pid <= 0)
+		return false;
+	if (kill(pid, 0) && errno == ESRCH)
+		return false;
+	/* a zombie (killed, not yet reaped by its parent) still answers
+	 * kill(); it is dead for us */
+	if (shm_proc_stat(pid, &now, &zombie))
+		return false;
+	return !zombie && (!start || now == start);
+}
+
+static void shm_region_set_ptrs(struct shm_region *r)
+{
+	uint8_t *b = r->base;
+
+	r->hdr = r->base;
+	r->ctl = (struct shm_ctl *)(b + r->hdr->ctl_off);
+	r->cmdq = b + r->hdr->cmdq_off;
+	r->peers = (struct shm_peer_ent *)(b + r->hdr->peer_off);
+	r->sar = (struct shm_sar_chan *)(b + r->hdr->sar_off);
+	r->sarbuf = b + r->hdr->sarbuf_off;
+	r->mr = (struct shm_mr_ent *)(b + r->hdr->mr_off);
+}
+
+/* Read the header of an open region fd: is its owner gone? */
+static bool shm_region_fd_stale(int fd)
+{
+	struct shm_region_hdr hdr;
+	struct stat st;
+
+	if (fstat(fd, &st) || st.st_uid != getuid())
+		return false;
+	if (pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
+		/* empty: an owner between shm_open and ftruncate, or one
+		 * that died there; only the latter is old */
+		return st.st_size == 0 && st.st_mtime + 10 < time(NULL);
+	if (hdr.magic != SHM_LAYOUT_MAGIC)
+		return false;	/* not ours: never remove */
+	return !shm_proc_alive(hdr.owner_pid, hdr.owner_start);
+}
+
+static int shm_region_remove_if_stale(const char *name)
+{
+	int fd, ret = 0;
+
+	fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (shm_region_fd_stale(fd)) {
+		if (!shm_unlink(name))
+			ret = 1;
+	}
+	close(fd);
+	return ret;
+}
+
+int shm_region_create(const char *name, const struct shm_layout_req *req,
+		      uint32_t flags, struct shm_region **region_p)
+{
+	struct shm_region_hdr hdr;
+	struct shm_region *r;
+	uint64_t start;
+	size_t size;
+	int fd, ret, tries;
+
+	if (!name || name[0] != '/' || strlen(name) >= SHM_REGION_NAME_MAX ||
+	    strchr(name + 1, '/'))
+		return -FI_EINVAL;
+	size = shm_region_layout(req, &hdr);
+	if (!size)
+		return -FI_EINVAL;
+	ret = shm_proc_start_time(getpid(), &start);
+	if (ret)
+		return ret;
+
+	for (tries = 0;; tries++) {
+		fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+			      0600);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST || tries)
+			return errno == EEXIST ? -FI_EADDRINUSE : -errno;
+		if (!shm_region_remove_if_stale(name))
+			return -FI_EADDRINUSE;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		ret = -FI_ENOMEM;
+		goto err_unlink;
+	}
+	if (ftruncate(fd, (off_t)size)) {
+		ret = -errno;
+		goto err_free;
+	}
+	r->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (r->base == MAP_FAILED) {
+		ret = -errno;
+		goto err_free;
+	}
+	close(fd);
+	r->size = size;
+	r->owner = true;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+
+	hdr.owner_pid = getpid();
+	hdr.owner_start = start;
+	hdr.owner_uid = getuid();
+	hdr.flags = flags;
+	/* the file is zero-filled: every slot is FREE(pos = slot index)
+	 * only once we say so, every peer entry FREE, every channel idle */
+	memcpy(r->base, &hdr, sizeof(hdr));
+	shm_region_set_ptrs(r);
+	for (uint32_t i = 0; i < hdr.cmdq_slots; i++)
+		/* relaxed: published by the READY store below */
+		pl_store_relaxed(&shm_region_slot(r, i)->state,
+				 (uint64_t)i << SHM_CMDQ_PID_BITS);
+	/* release: pairs with the acquire load in shm_region_map, so a peer
+	 * that sees READY sees the header and the initialized slots. */
+	pl_store_release(&r->hdr->state, (uint32_t)SHM_REGION_READY);
+	*region_p = r;
+	return 0;
+
+err_free:
+	free(r);
+err_unlink:
+	close(fd);
+	shm_unlink(name);
+	return ret;
+}
+
+int shm_region_map(const char *name, struct shm_region **region_p)
+{
+	struct shm_region_hdr hdr;
+	struct shm_region *r;
+	struct stat st;
+	uint32_t state;
+	void *base;
+	int fd, ret;
+
+	if (!name || name[0] != '/' || strlen(name) >= SHM_REGION_NAME_MAX)
+		return -FI_EINVAL;
+	fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return errno == ENOENT ? -FI_ENOENT : -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto err_close;
+	}
+	if ((size_t)st.st_size < sizeof(hdr)) {
+		ret = -FI_EAGAIN;	/* owner between open and truncate */
+		goto err_close;
+	}
+	if (pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
+		ret = -FI_EIO;
+		goto err_close;
+	}
+	if (hdr.magic != SHM_LAYOUT_MAGIC || hdr.version != SHM_LAYOUT_VERSION ||
+	    hdr.hdr_size != sizeof(hdr) ||
+	    hdr.total_size != (uint64_t)st.st_size) {
+		/* all-zero header: the owner has not written it yet */
+		ret = hdr.magic ? -FI_ENOPROTOOPT : -FI_EAGAIN;
+		goto err_close;
+	}
+	base = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		ret = -errno;
+		goto err_close;
+	}
+	close(fd);
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		munmap(base, st.st_size);
+		return -FI_ENOMEM;
+	}
+	r->base = base;
+	r->size = st.st_size;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	shm_region_set_ptrs(r);
+	/* acquire: pairs with the release store of READY in create */
+	state = pl_load_acquire(&r->hdr->state);
+	if (state != SHM_REGION_READY) {
+		ret = state == SHM_REGION_INIT ? -FI_EAGAIN : -FI_ECONNREFUSED;
+		shm_region_unmap(r);
+		return ret;
+	}
+	if (!shm_proc_alive(r->hdr->owner_pid, r->hdr->owner_start)) {
+		shm_region_unmap(r);
+		return -FI_ECONNREFUSED;
+	}
+	*region_p = r;
+	return 0;
+
+err_close:
+	close(fd);
+	return ret;
+}
+
+void shm_region_unmap(struct shm_region *r)
+{
+	if (!r)
+		return;
+	munmap(r->base, r->size);
+	free(r);
+}
+
+void shm_region_close(struct shm_region *r)
+{
+	if (!r)
+		return;
+	/* release: a peer that loads CLOSING (acquire) stops pushing */
+	pl_store_release(&r->hdr->state, (uint32_t)SHM_REGION_CLOSING);
+	if (r->owner)
+		shm_unlink(r->name);
+	shm_region_unmap(r);
+}
+
+bool shm_region_owner_alive(const struct shm_region *r)
+{
+	return shm_proc_alive(r->hdr->owner_pid, r->hdr->owner_start);
+}
+
+int shm_region_cleanup_dead(unsigned *removed_p)
+{
+	char prefix[64], name[SHM_REGION_NAME_MAX + 8];
+	unsigned removed = 0;
+	struct dirent *de;
+	size_t plen;
+	DIR *dir;
+
+	/* the prefix without its leading '/', as /dev/shm lists it */
+	snprintf(prefix, sizeof(prefix), "%s%u-", SHM_REGION_PREFIX + 1,
+		 (unsigned)getuid());
+	plen = strlen(prefix);
+	dir = opendir("/dev/shm");
+	if (!dir)
+		return -errno;
+	while ((de = readdir(dir))) {
+		if (strncmp(de->d_name, prefix, plen) ||
+		    strlen(de->d_name) >= SHM_REGION_NAME_MAX)
+			continue;
+		snprintf(name, sizeof(name), "/%s", de->d_name);
+		removed += shm_region_remove_if_stale(name);
+	}
+	closedir(dir);
+	if (removed_p)
+		*removed_p = removed;
+	return 0;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * One endpoint's shared region (layout: shm_layout.h), as a process sees
+ * it: created by its owner, mapped by peers, removed when its owner closes
+ * it or, after a crash, by the next process of the same user that runs
+ * shm_region_cleanup_dead().
+ *
+ * A struct shm_region is process-private and not shared between threads
+ * without the caller's own exclusion: create/map/close/unmap are control
+ * path calls. The pointers it holds into the mapping are stable until
+ * close/unmap.
+ */
+#ifndef PROPEL_SHM_REGION_H
+#define PROPEL_SHM_REGION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "shm_layout.h"
+
+/* Longest shm_open name we produce ("/propel-shm-<uid>-..."). */
+#define SHM_REGION_NAME_MAX	(SHM_NAME_MAX + 32)
+/* Every region of user U is named SHM_REGION_PREFIX "<U>-...". */
+#define SHM_REGION_PREFIX	"/propel-shm-"
+
+struct shm_region {
+	void			*base;
+	size_t			size;
+	struct shm_region_hdr	*hdr;
+	struct shm_ctl		*ctl;
+	uint8_t			*cmdq;		/* slot 0 */
+	struct shm_peer_ent	*peers;
+	struct shm_sar_chan	*sar;
+	uint8_t			*sarbuf;
+	struct shm_mr_ent	*mr;
+	bool			owner;		/* we created it (and unlink it) */
+	/* consumer state, owner only (shm_cmdq.c) */
+	uint64_t		cons_head;	/* next position to pop */
+	uint32_t		cons_stall;	/* polls that found head CLAIMED */
+	char			name[SHM_REGION_NAME_MAX];	/* shm_open name */
+};
+
+/*
+ * Fill hdr's geometry and offsets from req (rounding as shm_layout.h
+ * says) and return the region size in bytes, or 0 when req is out of
+ * range (zero counts, more than 2^20 slots, inline > 64 KiB...).
+ */
+size_t shm_region_layout(const struct shm_layout_req *req,
+			 struct shm_region_hdr *hdr);
+
+/*
+ * Create and initialize a region named `name` (a shm_open name, leading
+ * '/', see shm_addr_region_name), mode 0600, O_EXCL. A region of that
+ * name left by a dead owner (pid gone or start time different) is removed
+ * first. flags: SHM_RF_*. The region is READY on return.
+ * Returns 0, -FI_EINVAL (bad req or name), -FI_EADDRINUSE (a live owner
+ * has it), -FI_ENOMEM, -errno of a failed call.
+ */
+int shm_region_create(const char *name, const struct shm_layout_req *req,
+		      uint32_t flags, struct shm_region **region_p);
+
+/*
+ * Map a peer's region by name, read/write. Checks magic, version, size
+ * and state. Returns 0, -FI_ENOENT (no such region), -FI_EAGAIN (its
+ * owner is still building it), -FI_ECONNREFUSED (closing, or its owner is
+ * dead), -FI_ENOPROTOOPT (not ours / other version), -errno.
+ */
+int shm_region_map(const char *name, struct shm_region **region_p);
+
+/* Peer side: unmap and free (never unlinks). */
+void shm_region_unmap(struct shm_region *region);
+
+/* Owner side: mark CLOSING (release), unlink, unmap, free. */
+void shm_region_close(struct shm_region *region);
+
+/* Is the region's owner still the process that created it? */
+bool shm_region_owner_alive(const struct shm_region *region);
+
+/*
+ * Remove the regions of the calling user whose owner is dead (scans
+ * /dev/shm for SHM_REGION_PREFIX "<uid>-"). Regions of other users and of
+ * live owners are never touched. *removed_p (may be NULL) gets the count.
+ * Returns 0 or -errno of opendir.
+ */
+int shm_region_cleanup_dead(unsigned *removed_p);
+
+/* Start time of pid (clock ticks since boot), 0 and -FI_ESRCH-like
+ * -FI_ENOENT when it does not exist. */
+int shm_proc_start_time(pid_t pid, uint64_t *start_p);
+
+/* pid exists, is not a zombie, and has start time `start` (0: any). */
+bool shm_proc_alive(pid_t pid, uint64_t start);
+
+/* Address of slot i (i < hdr->cmdq_slots). */
+static inline struct shm_cmd *shm_region_slot(const struct shm_region *r,
+					      uint32_t i)
+{
+	return (struct shm_cmd *)(r->cmdq +
+				  (size_t)i * r->hdr->cmdq_slot_size);
+}
+
+/* Bounce buffer b (< SHM_SAR_RING) of channel c. */
+static inline uint8_t *shm_region_sarbuf(const struct shm_region *r,
+					 uint32_t c, uint32_t b)
+{
+	return r->sarbuf + ((size_t)c * SHM_SAR_RING + b) *
+			   r->hdr->sar_buf_size;
+}
+
+#endif /* PROPEL_SHM_REGION_H */

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The wake-up protocol of shm_wake.h (argument there). */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdma/fi_errno.h>
+
+#include "shm_cmdq.h"
+#include "shm_wake.h"
+
+void shm_wake_addr_init(struct shm_wake_addr *a, const char *region_name)
+{
+	const char *n = region_name[0] == '/' ? region_name + 1 : region_name;
+	size_t max = sizeof(a->sun.sun_path) - 1, len = strlen(n);
+
+	memset(a, 0, sizeof(*a));
+	a->sun.sun_family = AF_UNIX;
+	/* abstract: sun_path[0] = '\0', the name follows, not NUL-ended */
+	if (len + 5 <= max) {
+		memcpy(a->sun.sun_path + 1, n, len);
+		memcpy(a->sun.sun_path + 1 + len, ".wk", 3);
+		len += 3;
+	} else {
+		/* too long for sun_path: FNV-1a of the whole name */
+		uint64_t h = 0xcbf29ce484222325ull;
+
+		for (size_t i = 0; n[i]; i++)
+			h = (h ^ (uint8_t)n[i]) * 0x100000001b3ull;
+		len = (size_t)snprintf(a->sun.sun_path + 1, max,
+				       "propel-shm-wk-%016llx",
+				       (unsigned long long)h);
+	}
+	a->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
+}
+
+int shm_wake_open(struct shm_wake *w, const char *region_name)
+{
+	struct shm_wake_addr a;
+	int ret;
+
+	memset(w, 0, sizeof(*w));
+	w->fd = w->tx_fd = -1;
+	shm_wake_addr_init(&a, region_name);
+	w->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (w->fd < 0)
+		return -errno;
+	if (bind(w->fd, (struct sockaddr *)&a.sun, a.len)) {
+		ret = errno == EADDRINUSE ? -FI_EADDRINUSE : -errno;
+		goto err_close;
+	}
+	w->tx_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (w->tx_fd < 0) {
+		ret = -errno;
+		goto err_close;
+	}
+	return 0;
+
+err_close:
+	close(w->fd);
+	w->fd = -1;
+	return ret;
+}
+
+void shm_wake_close(struct shm_wake *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->tx_fd >= 0)
+		close(w->tx_fd);
+	w->fd = w->tx_fd = -1;
+}
+
+int shm_wake_arm(struct shm_wake *w, struct shm_region *own)
+{
+	/* relaxed: ordered by W1 */
+	pl_store_relaxed(&own->ctl->asleep, 1u);
+	w->armed = true;
+	/* W1: pairs with W2 in shm_wake_signal (header comment) */
+	pl_fence_seq_cst();
+	if (shm_cmdq_pending(own)) {
+		shm_wake_awake(w, own);
+		return -FI_EAGAIN;
+	}
+	return 0;
+}
+
+void shm_wake_awake(struct shm_wake *w, struct shm_region *own)
+{
+	char buf[16];
+
+	if (!w->armed)
+		return;
+	w->armed = false;
+	/* relaxed: a sender that still reads 1 only sends one datagram too
+	 * many, which the drain below or the next one absorbs */
+	pl_store_relaxed(&own->ctl->asleep, 0u);
+	while (recv(w->fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		w->signals_rx++;
+}
+
+int shm_wake_signal(int tx_fd, struct shm_region *peer,
+		    const struct shm_wake_addr *addr)
+{
+	static const char one = 1;
+
+	/* W2: pairs with W1 in shm_wake_arm; orders our READY store
+	 * before the load of asleep */
+	pl_fence_seq_cst();
+	/* relaxed: the fence orders it; most of the time it reads 0 */
+	if (!pl_load_relaxed(&peer->ctl->asleep))
+		return 0;
+	/* acq_rel: only one of several senders sends the datagram */
+	if (!pl_exchange_acq_rel(&peer->ctl->asleep, 0u))
+		return 0;
+	if (sendto(tx_fd, &one, 1, MSG_DONTWAIT, (const struct sockaddr *)&addr->sun,
+		   addr->len) < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 1;	/* queue full: it is readable already */
+		return -FI_ECONNREFUSED;
+	}
+	return 1;
+}

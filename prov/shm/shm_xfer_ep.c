@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Protocol layer endpoints and peers (shm_xfer.h): open/close, the
+ * progress source members, the peer table on both sides.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdma/fi_errno.h>
+
+#include "shm_addr.h"
+#include "shm_cma.h"
+#include "shm_params.h"
+#include "shm_xfer_int.h"
+
+static pthread_once_t shm_xfer_cleanup_once = PTHREAD_ONCE_INIT;
+
+/* Once per process, before our first region: remove the regions our
+ * user's dead processes left behind (crashes, SIGKILL). */
+static void shm_xfer_cleanup(void)
+{
+	unsigned removed = 0;
+
+	if (!shm_region_cleanup_dead(&removed) && removed)
+		SHM_INFO(FI_LOG_EP_CTRL, "shm: removed %u stale region(s)\n",
+			 removed);
+}
+
+int shm_xfer_ep_open(const char *name, const struct shm_xfer_ops *ops,
+		     void *user, struct shm_xfer_ep **ep_p)
+{
+	const struct shm_params *p = shm_params_get();
+	char rname[SHM_REGION_NAME_MAX];
+	struct shm_layout_req req;
+	struct shm_xfer_ep *ep;
+	uint32_t i;
+	int ret;
+
+	if (!name || !ops || shm_addr_check(name, strlen(name) + 1))
+		return -FI_EINVAL;
+	ret = shm_addr_region_name(name, rname, sizeof(rname));
+	if (ret < 0)
+		return ret;
+	pthread_once(&shm_xfer_cleanup_once, shm_xfer_cleanup);
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return -FI_ENOMEM;
+	ep->ops = ops;
+	ep->user = user;
+	ep->pid = (uint32_t)getpid();
+	ep->cma = shm_cma_available();
+	ep->sar_threshold = p->sar_threshold;
+	snprintf(ep->name, sizeof(ep->name), "%s", name);
+
+	req = (struct shm_layout_req){
+		.cmdq_slots = (uint32_t)p->rx_size,
+		.inline_max = (uint32_t)p->inline_size,
+		.peer_count = (uint32_t)p->max_peers,
+		.sar_chan_count = (uint32_t)(p->sar_buf_count / SHM_SAR_RING),
+		.sar_buf_size = (uint32_t)p->sar_buf_size,
+		.mr_count = (uint32_t)p->mr_table,
+	};
+	/* the wake socket first: its bind is the cheap uniqueness test */
+	ret = shm_wake_open(&ep->wake, rname);
+	if (ret)
+		goto err_free;
+	ret = shm_region_create(rname, &req, ep->cma ? SHM_RF_CMA : 0,
+				&ep->region);
+	if (ret)
+		goto err_wake;
+
+	ep->rpeers = calloc(ep->region->hdr->peer_count, sizeof(*ep->rpeers));
+	ep->tx_count = (uint32_t)p->tx_size;
+	ep->tx = calloc(ep->tx_count, sizeof(*ep->tx));
+	ep->chan_free = ep->region->hdr->sar_chan_count;
+	ep->chan_busy = calloc(ep->chan_free + 1, sizeof(*ep->chan_busy));
+	ep->ack_cap = ep->region->hdr->cmdq_slots;
+	ep->acks = calloc(ep->ack_cap, sizeof(*ep->acks));
+	if (!ep->rpeers || !ep->tx || !ep->chan_busy || !ep->acks) {
+		ret = -FI_ENOMEM;
+		goto err_region;
+	}
+	for (i = ep->tx_count; i-- > 0;) {
+		ep->tx[i].next = ep->tx_free;
+		ep->tx_free = &ep->tx[i];
+	}
+	*ep_p = ep;
+	return 0;
+
+err_region:
+	free(ep->rpeers);
+	free(ep->tx);
+	free(ep->chan_busy);
+	free(ep->acks);
+	shm_region_close(ep->region);
+err_wake:
+	shm_wake_close(&ep->wake);
+err_free:
+	free(ep);
+	return ret;
+}
+
+void shm_xfer_ep_close(struct shm_xfer_ep *ep)
+{
+	struct shm_xfer_rx *rx;
+	struct shm_cmd *cmd;
+	uint32_t i;
+
+	if (!ep)
+		return;
+	/* sends in flight: the caller learns they will not complete */
+	for (i = 0; i < ep->tx_count; i++)
+		if (ep->tx[i].state != SHM_TX_FREE)
+			ep->ops->tx_done(ep, ep->tx[i].context, -FI_ECANCELED);
+	while ((rx = ep->sar_rx)) {
+		ep->sar_rx = rx->next;
+		shm_xfer_sar_rx_finish(rx, -FI_ECANCELED);
+	}
+	while ((rx = ep->cont_rx)) {
+		ep->cont_rx = rx->next;
+		shm_xfer_rx_free(rx);
+	}
+	/* commands nobody will read: their senders learn it (SAR channel
+	 * done, or an error ack) instead of waiting for us forever */
+	while ((cmd = shm_cmdq_peek(ep->region))) {
+		shm_xfer_reject(ep, cmd);
+		shm_cmdq_release(ep->region, cmd);
+	}
+	for (i = 0; i < ep->region->hdr->peer_count; i++)
+		shm_region_unmap(ep->rpeers[i].region);
+	shm_region_close(ep->region);
+	shm_wake_close(&ep->wake);
+	free(ep->rpeers);
+	free(ep->tx);
+	free(ep->chan_busy);
+	free(ep->acks);
+	free(ep);
+}
+
+void *shm_xfer_ep_user(const struct shm_xfer_ep *ep)
+{
+	return ep->user;
+}
+
+const char *shm_xfer_ep_name(const struct shm_xfer_ep *ep)
+{
+	return ep->name;
+}
+
+void shm_xfer_ep_stats(const struct shm_xfer_ep *ep,
+		       struct shm_xfer_stats *stats_p)
+{
+	*stats_p = ep->stats;
+}
+
+int shm_xfer_ep_fd(const struct shm_xfer_ep *ep)
+{
+	return shm_wake_fd(&ep->wake);
+}
+
+int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
+{
+	struct shm_region *r = ep->region;
+	struct shm_cmd *cmd;
+	unsigned done = 0;
+	int ret;
+
+	shm_wake_awake(&ep->wake, r);
+	if (ep->ack_len)
+		done += (unsigned)shm_xfer_ack_flush(ep);
+	while (done < budget && (cmd = shm_cmdq_peek(r))) {
+		switch (cmd->op) {
+		case SHM_OP_MSG:
+			ret = shm_xfer_handle_msg(ep, cmd);
+			if (ret == -FI_EAGAIN)
+				/* no memory for the rx: leave the command
+				 * queued, the next poll retries */
+				return done ? (int)done : ret;
+			break;
+		case SHM_OP_ACK:
+			shm_xfer_handle_ack(ep, cmd);
+			break;
+		default:
+			break;	/* NOP, or from a newer peer: skip */
+		}
+		shm_cmdq_release(r, cmd);
+		done++;
+	}
+	if (ep->resend_tx && done < budget)
+		done += (unsigned)shm_xfer_resend_progress(ep);
+	if (ep->sar_tx && done < budget)
+		done += (unsigned)shm_xfer_sar_tx_progress(ep, budget - done);
+	if (ep->sar_rx && done < budget)
+		done += (unsigned)shm_xfer_sar_rx_progress(ep, budget - done);
+	if (!done && ++ep->polls >= SHM_XFER_PEER_CHECK) {
+		ep->polls = 0;
+		shm_xfer_reap_dead(ep);
+	}
+	return (int)done;
+}
+
+int shm_xfer_ep_arm(struct shm_xfer_ep *ep)
+{
+	/* local work that needs no peer to move first: poll again */
+	if (ep->ack_len || ep->resend_tx)
+		return -FI_EAGAIN;
+	if (!ep->sar_tx && !ep->sar_rx)
+		return shm_wake_arm(&ep->wake, ep->region);
+	/* SAR in flight: the peer pokes us after it moves (it fills or
+	 * empties a buffer, then shm_xfer_poke), so the re-check after the
+	 * fence must cover the channels too. relaxed: ordered by W1. */
+	pl_store_relaxed(&ep->region->ctl->asleep, 1u);
+	ep->wake.armed = true;
+	/* W1 of shm_wake.h, for channel words as for the queue */
+	pl_fence_seq_cst();
+	if (shm_cmdq_pending(ep->region) || shm_xfer_sar_ready(ep)) {
+		shm_wake_awake(&ep->wake, ep->region);
+		return -FI_EAGAIN;
+	}
+	return 0;
+}
+
+void shm_xfer_poke(struct shm_xfer_ep *ep, struct shm_region *r,
+		   const struct shm_wake_addr *wake)
+{
+	if (shm_wake_signal(ep->wake.tx_fd, r, wake) > 0)
+		ep->stats.wakes_tx++;
+}
+
+/*
+ * Complete in error what waits for a process that died: sends whose
+ * target is gone (-FI_ECONNRESET) and receptions whose sender is gone.
+ * Called every SHM_XFER_PEER_CHECK idle polls; cheap when nothing waits.
+ */
+void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
+{
+	struct shm_xfer_rx **rpp, *rx;
+	struct shm_tx **pp, *tx;
+	uint32_t i;
+
+	for (pp = &ep->sar_tx; (tx = *pp);) {
+		if (shm_region_owner_alive(tx->peer->region)) {
+			pp = &tx->next;
+			continue;
+		}
+		void *context = tx->context;
+
+		*pp = tx->next;
+		ep->chan_busy[tx->chan] = false;
+		ep->chan_free++;
+		shm_xfer_tx_put(ep, tx);
+		ep->ops->tx_done(ep, context, -FI_ECONNRESET);
+	}
+	for (i = 0; i < ep->tx_count; i++) {
+		tx = &ep->tx[i];
+		if (tx->state == SHM_TX_ACK &&
+		    !shm_region_owner_alive(tx->peer->region)) {
+			void *context = tx->context;
+
+			shm_xfer_tx_put(ep, tx);
+			ep->ops->tx_done(ep, context, -FI_ECONNRESET);
+		}
+	}
+	for (rpp = &ep->sar_rx; (rx = *rpp);) {
+		struct shm_rpeer *rp = rx->rpeer;
+
+		if (shm_region_owner_alive(rp->region)) {
+			rpp = &rx->next;
+			continue;
+		}
+		*rpp = rx->next;
+		ep->ops->rx_done(ep, rx, -FI_ECONNRESET, rx->copied);
+		shm_xfer_rx_free(rx);
+	}
+}
+
+/* ---- receiver side: our own peer table ---- */
+
+struct shm_rpeer *shm_xfer_rpeer(struct shm_xfer_ep *ep, uint16_t idx,
+				 uint32_t gen)
+{
+	struct shm_peer_ent *e;
+	struct shm_rpeer *rp;
+	uint32_t st;
+
+	if (idx >= ep->region->hdr->peer_count)
+		return NULL;
+	rp = &ep->rpeers[idx];
+	if (rp->state == ((gen << 2) | SHM_PEER_LIVE))
+		return rp;
+	e = &ep->region->peers[idx];
+	/* acquire: pairs with the release store of LIVE in
+	 * shm_xfer_peer_open: the name and pid are visible */
+	st = pl_load_acquire(&e->state);
+	if (st != ((gen << 2) | SHM_PEER_LIVE))
+		return NULL;	/* entry changed hands: a stale command */
+	shm_region_unmap(rp->region);
+	rp->region = NULL;
+	rp->pid = e->pid;
+	memcpy(rp->name, e->name, sizeof(rp->name));
+	rp->name[sizeof(rp->name) - 1] = '\0';
+	rp->state = st;
+	return rp;
+}
+
+int shm_xfer_rpeer_map(struct shm_xfer_ep *ep, struct shm_rpeer *rp)
+{
+	char rname[SHM_REGION_NAME_MAX];
+	int ret;
+
+	if (rp->region)
+		return 0;
+	ret = shm_addr_region_name(rp->name, rname, sizeof(rname));
+	if (ret < 0)
+		return ret;
+	ret = shm_region_map(rname, &rp->region);
+	if (ret)
+		return ret;
+	shm_wake_addr_init(&rp->wake, rname);
+	return 0;
+}
+
+/* ---- sender side: an entry in the target's table ---- */
+
+static int shm_xfer_peer_claim(struct shm_xfer_ep *ep, struct shm_xfer_peer *p)
+{
+	struct shm_region *r = p->region;
+	uint64_t start = 0;
+	uint32_t i, st, gen;
+	int pass;
+
+	(void)shm_proc_start_time((pid_t)ep->pid, &start);
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < r->hdr->peer_count; i++) {
+			struct shm_peer_ent *e = &r->peers[i];
+
+			/* acquire: pairs with the release of LIVE or FREE,
+			 * so pid and start below are the claimer's (the
+			 * CAS that follows decides anyway) */
+			st = pl_load_acquire(&e->state);
+			if ((st & 3) != SHM_PEER_FREE) {
+				/* second pass: take back the entries of
+				 * senders that died without freeing them */
+				if (!pass || (st & 3) != SHM_PEER_LIVE ||
+				    shm_proc_alive(e->pid, e->start))
+					continue;
+			}
+			gen = (st >> 2) + 1;
+			/* acquire: pairs with the release that freed it,
+			 * so the previous claimer's writes are done */
+			if (!pl_cas_acquire(&e->state, &st,
+					    (gen << 2) | SHM_PEER_BUSY))
+				continue;
+			e->pid = (int32_t)ep->pid;
+			e->start = start;
+			memcpy(e->name, ep->name, sizeof(e->name));
+			/* release: pairs with the acquire in
+			 * shm_xfer_rpeer: name and pid before LIVE */
+			pl_store_release(&e->state, (gen << 2) | SHM_PEER_LIVE);
+			p->idx = (uint16_t)i;
+			p->gen = gen;
+			return 0;
+		}
+	}
+	return -FI_EAGAIN;
+}
+
+int shm_xfer_peer_open(struct shm_xfer_ep *ep, const char *name,
+		       struct shm_xfer_peer **peer_p)
+{
+	char rname[SHM_REGION_NAME_MAX];
+	struct shm_xfer_peer *p;
+	int ret;
+
+	if (!name || shm_addr_check(name, strlen(name) + 1))
+		return -FI_EINVAL;
+	ret = shm_addr_region_name(name, rname, sizeof(rname));
+	if (ret < 0)
+		return ret;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -FI_ENOMEM;
+	p->ep = ep;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	ret = shm_region_map(rname, &p->region);
+	if (ret)
+		goto err_free;
+	shm_wake_addr_init(&p->wake, rname);
+	p->cma = ep->cma && (p->region->hdr->flags & SHM_RF_CMA);
+	ret = shm_xfer_peer_claim(ep, p);
+	if (ret)
+		goto err_unmap;
+	*peer_p = p;
+	return 0;
+
+err_unmap:
+	shm_region_unmap(p->region);
+err_free:
+	free(p);
+	return ret;
+}
+
+void shm_xfer_peer_close(struct shm_xfer_peer *p)
+{
+	struct shm_peer_ent *e;
+
+	if (!p)
+		return;
+	e = &p->region->peers[p->idx];
+	/* release: our commands (already queued) stay valid until the
+	 * owner reads them; pairs with the claim CAS of the next user */
+	pl_store_release(&e->state, (p->gen << 2) | SHM_PEER_FREE);
+	shm_region_unmap(p->region);
+	free(p);
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Private state of the protocol layer (shm_xfer.h), shared by
+ * shm_xfer_ep.c, shm_xfer_send.c, shm_xfer_recv.c and shm_xfer_sar.c.
+ * Everything here is process-private and touched only by the thread
+ * driving the endpoint (see shm_xfer.h, Threading).
+ */
+#ifndef PROPEL_SHM_XFER_INT_H
+#define PROPEL_SHM_XFER_INT_H
+
+#include <sys/types.h>
+
+#include "shm_cmdq.h"
+#include "shm_region.h"
+#include "shm_wake.h"
+#include "shm_xfer.h"
+
+/* The receiver's view of one entry of its own peer table: who sends
+ * with src_idx, and (mapped on first need) that sender's region, where
+ * acknowledgements go and SAR channels live. */
+struct shm_rpeer {
+	uint32_t		state;	/* cached LIVE|gen word, 0: unknown */
+	pid_t			pid;
+	struct shm_region	*region;	/* sender's, or NULL */
+	struct shm_wake_addr	wake;
+	char			name[SHM_NAME_MAX];
+};
+
+/* A target, as the sender holds it. */
+struct shm_xfer_peer {
+	struct shm_xfer_ep	*ep;
+	struct shm_region	*region;
+	struct shm_wake_addr	wake;
+	uint16_t		idx;	/* our entry in its peer table */
+	uint32_t		gen;
+	bool			cma;	/* both sides advertise CMA */
+	char			name[SHM_NAME_MAX];
+};
+
+enum shm_tx_state {
+	SHM_TX_FREE = 0,
+	SHM_TX_ACK,	/* waiting for SHM_OP_ACK (inline DC, CMA) */
+	SHM_TX_SAR,	/* streaming through a bounce channel */
+	SHM_TX_RESEND,	/* CMA refused at the receiver: waiting to restart
+			 * as a SAR continuation (no channel or slot yet) */
+};
+
+struct shm_tx {
+	enum shm_tx_state	state;
+	uint32_t		gen;	/* bumped at each use: stale ACKs miss */
+	void			*context;
+	struct shm_xfer_peer	*peer;
+	struct shm_tx		*next;	/* free, SAR active or resend list */
+	uint32_t		flags;	/* SHM_XF_* of the message */
+	uint64_t		tag, cq_data;
+	uint64_t		cont;	/* receiver cookie of a resend */
+	struct iovec		iov[SHM_XFER_IOV_MAX];
+	size_t			iov_count;
+	uint64_t		size;
+	/* SAR */
+	uint32_t		chan;
+	uint64_t		next_chunk, nchunks;
+	size_t			cur_iov;	/* source cursor */
+	size_t			cur_off;
+};
+
+/* An acknowledgement that found the sender's queue full: retried. */
+struct shm_ack {
+	struct shm_rpeer	*rp;
+	uint64_t		xfer_id;
+	int32_t			status;
+	uint32_t		flags;	/* SHM_CF_RESEND or 0 */
+	uint64_t		cookie;
+};
+
+struct shm_xfer_ep {
+	struct shm_region	*region;	/* ours: we are its consumer */
+	struct shm_wake		wake;
+	const struct shm_xfer_ops *ops;
+	void			*user;
+	uint32_t		pid;
+	bool			cma;		/* we advertise CMA */
+	uint64_t		sar_threshold;
+	char			name[SHM_NAME_MAX];
+
+	struct shm_rpeer	*rpeers;	/* [region->hdr->peer_count] */
+
+	struct shm_tx		*tx;		/* [tx_count] */
+	uint32_t		tx_count;
+	struct shm_tx		*tx_free;
+	struct shm_tx		*sar_tx;	/* active SAR sends */
+	struct shm_tx		*resend_tx;	/* CMA sends to redo by SAR */
+
+	bool			*chan_busy;	/* [our sar_chan_count] */
+	uint32_t		chan_free;
+
+	struct shm_xfer_rx	*sar_rx;	/* active SAR drains */
+	struct shm_xfer_rx	*cont_rx;	/* CMA refused: waiting for
+						 * the SAR continuation */
+	uint64_t		next_cookie;
+
+	struct shm_ack		*acks;		/* ring of pending acks */
+	uint32_t		ack_cap, ack_head, ack_len;
+
+	uint32_t		polls;		/* since the last peer check */
+	struct shm_xfer_stats	stats;
+};
+
+/* Polls with work in flight between two liveness checks of the peers it
+ * waits for (shm_xfer_reap_dead): bounds how long a dead peer holds a
+ * send or a reception, without a system call on the fast path. */
+#define SHM_XFER_PEER_CHECK	4096
+
+/* shm_xfer_ep.c */
+struct shm_rpeer *shm_xfer_rpeer(struct shm_xfer_ep *ep, uint16_t idx,
+				 uint32_t gen);
+int shm_xfer_rpeer_map(struct shm_xfer_ep *ep, struct shm_rpeer *rp);
+void shm_xfer_poke(struct shm_xfer_ep *ep, struct shm_region *r,
+		   const struct shm_wake_addr *wake);
+
+/* shm_xfer_send.c */
+void shm_xfer_tx_put(struct shm_xfer_ep *ep, struct shm_tx *tx);
+void shm_xfer_handle_ack(struct shm_xfer_ep *ep, const struct shm_cmd *cmd);
+
+/* shm_xfer_recv.c */
+int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
+void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
+int shm_xfer_ack_flush(struct shm_xfer_ep *ep);
+void shm_xfer_ack(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
+		  uint64_t xfer_id, int status, uint32_t flags,
+		  uint64_t cookie);
+void shm_xfer_rx_free(struct shm_xfer_rx *rx);
+
+void shm_xfer_reap_dead(struct shm_xfer_ep *ep);
+
+/* shm_xfer_sar.c */
+int shm_xfer_sar_start(struct shm_xfer_ep *ep, struct shm_tx *tx);
+int shm_xfer_resend_progress(struct shm_xfer_ep *ep);
+int shm_xfer_sar_tx_progress(struct shm_xfer_ep *ep, unsigned budget);
+int shm_xfer_sar_rx_progress(struct shm_xfer_ep *ep, unsigned budget);
+bool shm_xfer_sar_ready(struct shm_xfer_ep *ep);
+void shm_xfer_sar_rx_finish(struct shm_xfer_rx *rx, int status);
+
+/* copy helpers (shm_xfer_sar.c) */
+uint64_t shm_iov_total(const struct iovec *iov, size_t cnt);
+uint64_t shm_iov_to_buf(const struct iovec *iov, size_t cnt, size_t *cur,
+			size_t *off, void *buf, uint64_t len);
+uint64_t shm_buf_to_iov(const struct iovec *iov, size_t cnt, uint64_t at,
+			const void *buf, uint64_t len);
+
+#endif /* PROPEL_SHM_XFER_INT_H */

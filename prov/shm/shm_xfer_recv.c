@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Receiving: commands become struct shm_xfer_rx for the provider, which
+ * places them with shm_xfer_rx_deliver; acknowledgements go back to
+ * senders, queued locally when a sender's queue is full so that the
+ * receiver never waits for a sender (shm_xfer.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fi_errno.h>
+
+#include "shm_cma.h"
+#include "shm_params.h"
+#include "shm_xfer_int.h"
+
+void shm_xfer_rx_free(struct shm_xfer_rx *rx)
+{
+	free(rx);
+}
+
+/* Does rx name a real channel of its (mapped) sender, in the generation
+ * the sender gave it? A stale or corrupt command must not make us read
+ * outside the sender's region. */
+static bool shm_xfer_sar_valid(const struct shm_xfer_rx *rx)
+{
+	const struct shm_region *sr = ((struct shm_rpeer *)rx->rpeer)->region;
+
+	if (rx->u.sar.chan >= sr->hdr->sar_chan_count || !sr->hdr->sar_buf_size)
+		return false;
+	/* relaxed: the sender stored gen before committing the command we
+	 * acquired (shm_cmdq.c R1/R2 order it) */
+	return pl_load_relaxed(&sr->sar[rx->u.sar.chan].gen) ==
+	       rx->u.sar.chan_gen;
+}
+
+/* The SAR continuation of a CMA message we could not read: resume the
+ * waiting rx as a SAR drain, without matching it again. */
+static void shm_xfer_handle_cont(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
+{
+	struct shm_xfer_rx **pp, *rx;
+	struct shm_rpeer *rp;
+
+	for (pp = &ep->cont_rx; (rx = *pp); pp = &rx->next)
+		if (rx->xfer_id_cont == cmd->tag)
+			break;
+	if (!rx || cmd->proto != SHM_PROTO_SAR || cmd->size != rx->size) {
+		SHM_WARN(FI_LOG_EP_DATA, "shm: unknown continuation\n");
+		return;
+	}
+	*pp = rx->next;
+	rp = rx->rpeer;
+	rx->proto = SHM_PROTO_SAR;
+	memcpy(&rx->u.sar, shm_cmd_payload(cmd), sizeof(rx->u.sar));
+	if (shm_xfer_rpeer_map(ep, rp) || !shm_xfer_sar_valid(rx)) {
+		ep->ops->rx_done(ep, rx, -FI_EIO, 0);
+		shm_xfer_rx_free(rx);
+		return;
+	}
+	rx->nchunks = (rx->size + rp->region->hdr->sar_buf_size - 1) /
+		      rp->region->hdr->sar_buf_size;
+	rx->next = ep->sar_rx;
+	ep->sar_rx = rx;
+}
+
+int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
+{
+	struct shm_rpeer *rp;
+	size_t extra = 0;
+	struct shm_xfer_rx *rx;
+
+	if (cmd->flags & SHM_CF_CONT) {
+		shm_xfer_handle_cont(ep, cmd);
+		return 0;
+	}
+	rp = shm_xfer_rpeer(ep, cmd->src_idx, cmd->src_gen);
+
+	switch (cmd->proto) {
+	case SHM_PROTO_INLINE:
+		if (cmd->size > ep->region->hdr->inline_max)
+			goto drop;
+		extra = (size_t)cmd->size;
+		/* without a known sender we can place it, not ack it */
+		if ((cmd->flags & SHM_CF_ACK) && !rp)
+			goto drop;
+		break;
+	case SHM_PROTO_SAR:
+	case SHM_PROTO_CMA:
+		if (!rp)
+			goto drop;
+		if (cmd->proto == SHM_PROTO_CMA &&
+		    ((struct shm_cmd_cma *)shm_cmd_payload(cmd))->iov_cnt >
+		    SHM_CMA_IOV_MAX)
+			goto drop;
+		break;
+	default:
+		goto drop;
+	}
+	rx = malloc(sizeof(*rx) + extra);
+	if (!rx)
+		return -FI_EAGAIN;
+	memset(rx, 0, sizeof(*rx));
+	rx->size = cmd->size;
+	rx->tag = cmd->tag;
+	rx->cq_data = cmd->cq_data;
+	rx->flags = ((cmd->flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
+		    ((cmd->flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0);
+	rx->src_name = rp ? rp->name : NULL;
+	rx->ep = ep;
+	rx->rpeer = rp;
+	rx->proto = cmd->proto;
+	rx->cmd_flags = cmd->flags;
+	rx->xfer_id = cmd->xfer_id;
+	if (cmd->proto == SHM_PROTO_INLINE)
+		memcpy(rx->data, shm_cmd_payload(cmd), extra);
+	else if (cmd->proto == SHM_PROTO_SAR)
+		memcpy(&rx->u.sar, shm_cmd_payload(cmd), sizeof(rx->u.sar));
+	else
+		memcpy(&rx->u.cma, shm_cmd_payload(cmd), sizeof(rx->u.cma));
+	ep->stats.rx_msgs++;
+	ep->ops->rx_msg(ep, rx);
+	return 0;
+
+drop:
+	SHM_WARN(FI_LOG_EP_DATA, "shm: dropped a malformed or orphaned "
+		 "command (proto %u, size %llu, peer %u)\n", cmd->proto,
+		 (unsigned long long)cmd->size, cmd->src_idx);
+	return 0;
+}
+
+static int shm_xfer_ack_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
+			     const struct shm_ack *a);
+
+void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
+{
+	struct shm_rpeer *rp;
+
+	if (cmd->op != SHM_OP_MSG)
+		return;
+	rp = shm_xfer_rpeer(ep, cmd->src_idx, cmd->src_gen);
+	if (!rp || shm_xfer_rpeer_map(ep, rp))
+		return;
+	if (cmd->proto == SHM_PROTO_SAR) {
+		struct shm_cmd_sar *sar = shm_cmd_payload(cmd);
+
+		/* relaxed gen: ordered by the command's commit (R1/R2) */
+		if (sar->chan < rp->region->hdr->sar_chan_count &&
+		    pl_load_relaxed(&rp->region->sar[sar->chan].gen) ==
+		    sar->chan_gen) {
+			/* R3 of shm_xfer_sar.c: we never read it */
+			pl_store_release(&rp->region->sar[sar->chan].done,
+					 1u + FI_ECONNRESET);
+			shm_xfer_poke(ep, rp->region, &rp->wake);
+		}
+	} else if (cmd->flags & SHM_CF_ACK) {
+		struct shm_ack a = { rp, cmd->xfer_id, -FI_ECONNRESET, 0, 0 };
+
+		/* best effort: a full queue at a closing time loses it */
+		(void)shm_xfer_ack_send(ep, rp, &a);
+	}
+}
+
+static int shm_xfer_ack_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
+			     const struct shm_ack *a)
+{
+	struct shm_cmd *cmd;
+	int ret;
+
+	ret = shm_cmdq_claim(rp->region, ep->pid, &cmd);
+	if (ret)
+		return ret;
+	cmd->op = SHM_OP_ACK;
+	cmd->proto = SHM_PROTO_INLINE;
+	cmd->src_idx = UINT16_MAX;	/* an ack names no peer entry */
+	cmd->src_gen = 0;
+	cmd->flags = a->flags;
+	cmd->size = 0;
+	cmd->cq_data = a->cookie;
+	cmd->xfer_id = a->xfer_id;
+	cmd->status = a->status;
+	shm_cmdq_commit(cmd);
+	shm_xfer_poke(ep, rp->region, &rp->wake);
+	ep->stats.acks_tx++;
+	return 0;
+}
+
+void shm_xfer_ack(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
+		  uint64_t xfer_id, int status, uint32_t flags,
+		  uint64_t cookie)
+{
+	struct shm_ack one = { rp, xfer_id, status, flags, cookie }, *a;
+
+	if (shm_xfer_rpeer_map(ep, rp))
+		return;		/* sender gone: nobody to tell */
+	if (!ep->ack_len && !shm_xfer_ack_send(ep, rp, &one))
+		return;
+	if (ep->ack_len == ep->ack_cap) {
+		uint32_t cap = ep->ack_cap * 2, i;
+		struct shm_ack *n = malloc(cap * sizeof(*n));
+
+		if (!n) {
+			SHM_WARN(FI_LOG_EP_DATA, "shm: lost an ack (ENOMEM)\n");
+			return;
+		}
+		for (i = 0; i < ep->ack_len; i++)
+			n[i] = ep->acks[(ep->ack_head + i) % ep->ack_cap];
+		free(ep->acks);
+		ep->acks = n;
+		ep->ack_cap = cap;
+		ep->ack_head = 0;
+	}
+	a = &ep->acks[(ep->ack_head + ep->ack_len) % ep->ack_cap];
+	*a = one;
+	ep->ack_len++;
+}
+
+int shm_xfer_ack_flush(struct shm_xfer_ep *ep)
+{
+	int n = 0, ret;
+
+	while (ep->ack_len) {
+		struct shm_ack *a = &ep->acks[ep->ack_head];
+
+		ret = shm_xfer_ack_send(ep, a->rp, a);
+		if (ret == -FI_EAGAIN)
+			break;
+		/* sent, or the sender is gone: either way done with it */
+		ep->ack_head = (ep->ack_head + 1) % ep->ack_cap;
+		ep->ack_len--;
+		n++;
+	}
+	return n;
+}
+
+/* Trim iov to its first n bytes into out; returns the count. */
+static size_t shm_iov_trim(const struct iovec *iov, size_t cnt, uint64_t n,
+			   struct iovec *out)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < cnt && n; i++) {
+		out[k] = iov[i];
+		if (out[k].iov_len > n)
+			out[k].iov_len = (size_t)n;
+		n -= out[k].iov_len;
+		if (out[k].iov_len)
+			k++;
+	}
+	return k;
+}
+
+static int shm_xfer_deliver_cma(struct shm_xfer_rx *rx,
+				const struct iovec *iov, size_t cnt,
+				uint64_t cap, uint64_t *len_p)
+{
+	struct iovec local[SHM_XFER_IOV_MAX], remote[SHM_CMA_IOV_MAX],
+		     rfull[SHM_CMA_IOV_MAX];
+	uint64_t n = rx->size < cap ? rx->size : cap;
+	size_t lc, rc, i;
+	ssize_t got = 0;
+	int status;
+
+	for (i = 0; i < rx->u.cma.iov_cnt; i++) {
+		rfull[i].iov_base = (void *)(uintptr_t)rx->u.cma.iov[i].base;
+		rfull[i].iov_len = (size_t)rx->u.cma.iov[i].len;
+	}
+	lc = shm_iov_trim(iov, cnt, n, local);
+	rc = shm_iov_trim(rfull, rx->u.cma.iov_cnt, n, remote);
+	if (n)
+		got = shm_cma_read(rx->u.cma.pid, local, lc, remote, rc);
+	if (got == -FI_EPERM || got == -FI_ENOSYS) {
+		/* the kernel refuses us this peer (its ptrace policy, a
+		 * filter): ask for the data again by SAR and wait for it */
+		struct shm_xfer_ep *ep = rx->ep;
+
+		memcpy(rx->iov, iov, cnt * sizeof(*iov));
+		rx->iov_count = cnt;
+		rx->cap = cap;
+		rx->xfer_id_cont = ++ep->next_cookie;
+		rx->next = ep->cont_rx;
+		ep->cont_rx = rx;
+		shm_xfer_ack(ep, rx->rpeer, rx->xfer_id, 0, SHM_CF_RESEND,
+			     rx->xfer_id_cont);
+		return 1;
+	}
+	status = got < 0 ? (int)got : (rx->size > cap ? -FI_ETRUNC : 0);
+	/* the sender's status: its buffer was read, or the copy failed */
+	shm_xfer_ack(rx->ep, rx->rpeer, rx->xfer_id, got < 0 ? (int)got : 0,
+		     0, 0);
+	*len_p = got < 0 ? 0 : (uint64_t)got;
+	return status;
+}
+
+int shm_xfer_rx_deliver(struct shm_xfer_rx *rx, const struct iovec *iov,
+			size_t iov_count, uint64_t *len_p)
+{
+	struct shm_xfer_ep *ep = rx->ep;
+	uint64_t cap, n, len = 0;
+	int ret;
+
+	if (iov_count > SHM_XFER_IOV_MAX || (iov_count && !iov)) {
+		shm_xfer_rx_discard(rx);
+		return -FI_EINVAL;
+	}
+	cap = shm_iov_total(iov, iov_count);
+	switch (rx->proto) {
+	case SHM_PROTO_INLINE:
+		n = rx->size < cap ? rx->size : cap;
+		len = shm_buf_to_iov(iov, iov_count, 0, rx->data, n);
+		if (rx->cmd_flags & SHM_CF_ACK)
+			shm_xfer_ack(ep, rx->rpeer, rx->xfer_id, 0, 0, 0);
+		ret = rx->size > cap ? -FI_ETRUNC : 0;
+		break;
+	case SHM_PROTO_CMA:
+		ret = shm_xfer_deliver_cma(rx, iov, iov_count, cap, &len);
+		if (ret == 1)
+			return 1;	/* continues by SAR */
+		break;
+	case SHM_PROTO_SAR:
+		ret = shm_xfer_rpeer_map(ep, rx->rpeer);
+		if (!ret && !shm_xfer_sar_valid(rx))
+			ret = -FI_EIO;
+		if (ret) {
+			shm_xfer_rx_free(rx);
+			return ret;
+		}
+		memcpy(rx->iov, iov, iov_count * sizeof(*iov));
+		rx->iov_count = iov_count;
+		rx->cap = cap;
+		rx->nchunks = (rx->size + ((struct shm_rpeer *)rx->rpeer)->
+			       region->hdr->sar_buf_size - 1) /
+			      ((struct shm_rpeer *)rx->rpeer)->region->hdr->
+			      sar_buf_size;
+		rx->next = ep->sar_rx;
+		ep->sar_rx = rx;
+		return 1;
+	default:
+		ret = -FI_EINVAL;
+		break;
+	}
+	*len_p = len;
+	shm_xfer_rx_free(rx);
+	return ret;
+}
+
+void shm_xfer_rx_discard(struct shm_xfer_rx *rx)
+{
+	struct shm_xfer_ep *ep = rx->ep;
+
+	switch (rx->proto) {
+	case SHM_PROTO_SAR:
+		if (shm_xfer_rpeer_map(ep, rx->rpeer) ||
+		    !shm_xfer_sar_valid(rx)) {
+			shm_xfer_rx_free(rx);
+			return;
+		}
+		/* nchunks 0: finish without an rx_done callback */
+		rx->nchunks = 0;
+		shm_xfer_sar_rx_finish(rx, -FI_ECANCELED);
+		return;
+	default:
+		if (rx->cmd_flags & SHM_CF_ACK)
+			shm_xfer_ack(ep, rx->rpeer, rx->xfer_id, 0, 0, 0);
+		shm_xfer_rx_free(rx);
+		return;
+	}
+}

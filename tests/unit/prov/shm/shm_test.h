@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Helpers for the shm tests: real processes (fork), real shared memory.
+ * A child reports failure through its exit status: SHM_CHECK prints the
+ * condition and exits 1; an alarm turns a hang into a failure (signal).
+ */
+#ifndef PROPEL_TESTS_SHM_TEST_H
+#define PROPEL_TESTS_SHM_TEST_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SHM_TEST_ALARM_S 30
+
+#define SHM_CHECK(cond)                                                      \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			fprintf(stderr, "CHECK FAILED %s:%d (pid %d): %s\n", \
+				__FILE__, __LINE__, (int)getpid(), #cond);   \
+			fflush(stderr);                                      \
+			_exit(1);                                            \
+		}                                                            \
+	} while (0)
+
+/* Fork a child that runs fn(arg) under an alarm and exits 0. */
+static inline pid_t shm_test_spawn(void (*fn)(void *), void *arg)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		alarm(SHM_TEST_ALARM_S);
+		fn(arg);
+		_exit(0);
+	}
+	return pid;
+}
+
+/* Exit status of pid, 128 + signal when killed. */
+static inline int shm_test_wait(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Deterministic bytes of message `seq` at offset i. */
+static inline uint8_t shm_test_byte(uint64_t seq, uint64_t i)
+{
+	return (uint8_t)((seq * 131 + i * 7 + (i >> 8)) ^ (seq >> 3));
+}
+
+static inline void shm_test_fill(void *buf, uint64_t len, uint64_t seq)
+{
+	for (uint64_t i = 0; i < len; i++)
+		((uint8_t *)buf)[i] = shm_test_byte(seq, i);
+}
+
+static inline int shm_test_verify(const void *buf, uint64_t len, uint64_t seq)
+{
+	for (uint64_t i = 0; i < len; i++)
+		if (((const uint8_t *)buf)[i] != shm_test_byte(seq, i))
+			return -1;
+	return 0;
+}
+
+#endif /* PROPEL_TESTS_SHM_TEST_H */
