@@ -15,8 +15,10 @@
  * across a call into the EQ), each failed address gets an error entry
  * (fi_eq_err_entry: fid = the AV, context = the insert's, data = the
  * address's index, err = a positive fi_errno) and then one FI_AV_COMPLETE
- * entry (data = the number inserted), through the public fi_eq_write(), so
- * any EQ works; error entries carry PL_AV_EQ_WRITE_ERROR.
+ * entry (data = the number inserted). The engine's own EQ (pl_eq) takes
+ * them through its provider-side calls, which need no FI_WRITE on the EQ
+ * and queue errors where fi_eq_read reports -FI_EAVAIL; any other EQ gets
+ * the public fi_eq_write(), error entries marked PL_AV_EQ_WRITE_ERROR.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include <rdma/fi_errno.h>
 
 #include "pl_av_int.h"
+#include "pl_eq.h"
 #include "pl_log.h"
 
 #define PL_AV_INSERT_FLAGS	(FI_MORE | FI_SYNC_ERR | FI_AV_USER_ID)
@@ -129,13 +132,21 @@ static void pl_av_insert_report(struct pl_av *av, struct fid_eq *eq,
 
 		if (!errs[i])
 			continue;
-		ret = fi_eq_write(eq, FI_AV_COMPLETE, &err, sizeof(err),
-				  PL_AV_EQ_WRITE_ERROR);
+		if (pl_eq_waitable(eq))
+			ret = pl_eq_write_error(eq, err.fid, err.context,
+						err.data, err.err, 0, NULL, 0);
+		else
+			ret = fi_eq_write(eq, FI_AV_COMPLETE, &err, sizeof(err),
+					  PL_AV_EQ_WRITE_ERROR);
 		if (ret < 0)
 			PL_WARN(FI_LOG_AV, "EQ refused an insert error entry: "
 				"%zd\n", ret);
 	}
-	ret = fi_eq_write(eq, FI_AV_COMPLETE, &entry, sizeof(entry), 0);
+	if (pl_eq_waitable(eq))
+		ret = pl_eq_write_event(eq, FI_AV_COMPLETE, &entry,
+					sizeof(entry), 0);
+	else
+		ret = fi_eq_write(eq, FI_AV_COMPLETE, &entry, sizeof(entry), 0);
 	if (ret < 0)
 		PL_WARN(FI_LOG_AV, "EQ refused FI_AV_COMPLETE: %zd\n", ret);
 }

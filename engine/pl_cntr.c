@@ -1,59 +1,90 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Completion counters. The table of who touches what is in pl_cntr.h.
+ *
+ * "Something to wait for" (ready(), used by fi_trywait and wait sets):
+ * the value or the error count differs from what the application last
+ * read (fi_cntr_read / fi_cntr_readerr record what they returned). So a
+ * thread that reads the counter, calls fi_trywait and blocks cannot miss
+ * an update made after its read: either trywait sees the difference or
+ * the update's signal writes the fd after trywait drained it.
+ * fi_cntr_wait uses its own condition instead (threshold reached, or an
+ * error the application has not read yet), through
+ * pl_waitable_wait_until.
+ */
 #include "pl_cntr.h"
 #include "pl_waitable.h"
+#include "pl_domain.h"
+#include "pl_progress.h"
 #include "pl_atomic.h"
 #include "pl_fid_nosys.h"
 
 #include <stdatomic.h>
-#include <sched.h>
 #include <stdlib.h>
-#include <time.h>
 
-/*
- * Fields: value/err: any thread, atomics (release on update, pairs with
- * the acquire in read/ready); thresh: the lowest threshold a waiter asked
- * for (relaxed CAS-min; only steers ready(), each waiter re-checks its
- * own threshold); refs: acq_rel, pairs with the acquire load in close.
- */
 struct pl_cntr {
 	struct fid_cntr cntr;
 	struct pl_waitable w;
-	_Atomic uint64_t value;
-	_Atomic uint64_t err;
-	_Atomic uint64_t err_seen;
-	_Atomic uint64_t thresh;
-	_Atomic int refs;
+	struct pl_domain *dom;		/* immutable; NULL: not a pl_domain */
+	pl_atomic_u64 value;
+	pl_atomic_u64 err;
+	pl_atomic_u64 value_seen;	/* last value fi_cntr_read returned */
+	pl_atomic_u64 err_seen;		/* last fi_cntr_readerr result */
+	pl_atomic_int refs;
 };
 
 #define PL_CNTR(c) ((struct pl_cntr *)(c))
 
+static struct pl_cntr *pl_cntr_of_waitable(struct pl_waitable *w)
+{
+	return (struct pl_cntr *)((char *)w - offsetof(struct pl_cntr, w));
+}
+
 static bool pl_cntr_ready(struct pl_waitable *w)
 {
-	struct pl_cntr *c = (struct pl_cntr *)((char *)w -
-					       offsetof(struct pl_cntr, w));
+	struct pl_cntr *c = pl_cntr_of_waitable(w);
 
-	/* acquire: pairs with the release updates in inc/add/set */
-	return pl_load_acquire(&c->value) >= pl_load_relaxed(&c->thresh) ||
+	/* acquire: pairs with the release updates in add/set/adderr/seterr;
+	 * the *_seen fields are hints, relaxed */
+	return pl_load_acquire(&c->value) != pl_load_relaxed(&c->value_seen) ||
 	       pl_load_acquire(&c->err) != pl_load_relaxed(&c->err_seen);
 }
 
-static uint64_t pl_cntr_read(struct fid_cntr *c)
+/* manual progress: reads drive the domain's sources */
+static void pl_cntr_progress(struct pl_cntr *c)
 {
-	return pl_load_acquire(&PL_CNTR(c)->value);
+	if (c->w.ctx)
+		pl_progress_ctx_poll(c->w.ctx);
 }
 
-static uint64_t pl_cntr_readerr(struct fid_cntr *c)
+static uint64_t pl_cntr_read(struct fid_cntr *fc)
 {
-	uint64_t e = pl_load_acquire(&PL_CNTR(c)->err);
+	struct pl_cntr *c = PL_CNTR(fc);
+	uint64_t v;
 
-	/* reading the error count acknowledges it for cntr_wait */
-	pl_store_relaxed(&PL_CNTR(c)->err_seen, e);
+	pl_cntr_progress(c);
+	/* acquire: pairs with the release in add/set */
+	v = pl_load_acquire(&c->value);
+	pl_store_relaxed(&c->value_seen, v);
+	return v;
+}
+
+static uint64_t pl_cntr_readerr(struct fid_cntr *fc)
+{
+	struct pl_cntr *c = PL_CNTR(fc);
+	uint64_t e;
+
+	pl_cntr_progress(c);
+	/* acquire: pairs with the release in adderr/seterr */
+	e = pl_load_acquire(&c->err);
+	/* reading the error count acknowledges it for fi_cntr_wait */
+	pl_store_relaxed(&c->err_seen, e);
 	return e;
 }
 
 static int pl_cntr_add(struct fid_cntr *c, uint64_t v)
 {
-	/* release: pairs with the acquire in pl_cntr_ready / read */
+	/* release: pairs with the acquire in read / ready / wait */
 	atomic_fetch_add_explicit(&PL_CNTR(c)->value, v, memory_order_release);
 	pl_waitable_signal(&PL_CNTR(c)->w);
 	return 0;
@@ -61,6 +92,7 @@ static int pl_cntr_add(struct fid_cntr *c, uint64_t v)
 
 static int pl_cntr_set(struct fid_cntr *c, uint64_t v)
 {
+	/* release: pairs with the acquire in read / ready / wait */
 	pl_store_release(&PL_CNTR(c)->value, v);
 	pl_waitable_signal(&PL_CNTR(c)->w);
 	return 0;
@@ -68,6 +100,7 @@ static int pl_cntr_set(struct fid_cntr *c, uint64_t v)
 
 static int pl_cntr_adderr(struct fid_cntr *c, uint64_t v)
 {
+	/* release: pairs with the acquire in readerr / ready / wait */
 	atomic_fetch_add_explicit(&PL_CNTR(c)->err, v, memory_order_release);
 	pl_waitable_signal(&PL_CNTR(c)->w);
 	return 0;
@@ -75,54 +108,47 @@ static int pl_cntr_adderr(struct fid_cntr *c, uint64_t v)
 
 static int pl_cntr_seterr(struct fid_cntr *c, uint64_t v)
 {
+	/* release: pairs with the acquire in readerr / ready / wait */
 	pl_store_release(&PL_CNTR(c)->err, v);
 	pl_waitable_signal(&PL_CNTR(c)->w);
 	return 0;
 }
 
-static int64_t pl_cntr_now_ms(void)
+static bool pl_cntr_unread_err(struct pl_cntr *c)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	/* acquire: pairs with the release in adderr/seterr */
+	return pl_load_acquire(&c->err) != pl_load_relaxed(&c->err_seen);
 }
 
+static bool pl_cntr_wait_pred(struct pl_waitable *w, void *arg)
+{
+	struct pl_cntr *c = pl_cntr_of_waitable(w);
+
+	return pl_cntr_unread_err(c) ||
+	       pl_load_acquire(&c->value) >= *(const uint64_t *)arg;
+}
+
+/*
+ * fi_cntr(3): 0 once value >= threshold; -FI_EAVAIL when the error count
+ * changed since the application last read it (a change while waiting
+ * unblocks the waiter); -FI_ETIMEDOUT; -FI_EINVAL for FI_WAIT_NONE and
+ * FI_WAIT_SET counters.
+ */
 static int pl_cntr_wait(struct fid_cntr *fc, uint64_t threshold, int timeout)
 {
 	struct pl_cntr *c = PL_CNTR(fc);
-	uint64_t cur = pl_load_relaxed(&c->thresh);
-	int64_t deadline = pl_cntr_now_ms() + timeout;
+	enum fi_wait_obj kind = pl_waitable_kind(&c->w);
 	int ret;
 
-	if (pl_waitable_kind(&c->w) == FI_WAIT_NONE)
+	if (kind == FI_WAIT_NONE || kind == FI_WAIT_SET)
 		return -FI_EINVAL;
-	while (threshold < cur &&
-	       !pl_cas_weak_relaxed(&c->thresh, &cur, threshold))
-		;
-	for (;;) {
-		if (pl_load_acquire(&c->err) != pl_load_relaxed(&c->err_seen))
-			{ ret = -FI_EAVAIL; break; }
-		if (pl_load_acquire(&c->value) >= threshold)
-			{ ret = 0; break; }
-		ret = pl_waitable_wait(&c->w, timeout);
-		if (ret)
-			break;
-		/* ready() may be true for another waiter's threshold:
-		 * re-check our own (a known gap: may re-wait full timeout) */
-		if (pl_load_acquire(&c->value) < threshold &&
-		    pl_load_acquire(&c->err) == pl_load_relaxed(&c->err_seen)) {
-			if (timeout >= 0 && pl_cntr_now_ms() >= deadline)
-				{ ret = -FI_EAGAIN; break; }
-			if (timeout >= 0)
-				timeout = deadline > pl_cntr_now_ms() ?
-					(int)(deadline - pl_cntr_now_ms()) : 0;
-			sched_yield();
-		}
-	}
-	cur = threshold;
-	pl_cas_acq_rel(&c->thresh, &cur, UINT64_MAX);
-	return ret;
+	ret = pl_waitable_wait_until(&c->w, timeout, pl_cntr_wait_pred,
+				     &threshold);
+	if (ret == -FI_EAGAIN)
+		return -FI_ETIMEDOUT;
+	if (ret)
+		return ret;
+	return pl_cntr_unread_err(c) ? -FI_EAVAIL : 0;
 }
 
 static int pl_cntr_close(struct fid *fid)
@@ -133,6 +159,8 @@ static int pl_cntr_close(struct fid *fid)
 	if (pl_load_acquire(&c->refs) > 0)
 		return -FI_EBUSY;
 	pl_waitable_fini(&c->w);
+	if (c->dom)
+		pl_domain_child_put(c->dom);
 	free(c);
 	return 0;
 }
@@ -171,7 +199,7 @@ int pl_cntr_open(struct fid_domain *d, struct fi_cntr_attr *attr,
 	struct pl_cntr *c;
 	int ret;
 
-	if (!cntr_p)
+	if (!cntr_p || (attr && attr->flags))
 		return -FI_EINVAL;
 	if (attr && attr->events != FI_CNTR_EVENTS_COMP)
 		return -FI_ENOSYS;
@@ -180,12 +208,14 @@ int pl_cntr_open(struct fid_domain *d, struct fi_cntr_attr *attr,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -FI_ENOMEM;
-	/* progress context: taken from the domain once pl_domain wires it */
-	ret = pl_waitable_init(&c->w, kind, ws, NULL, pl_cntr_ready);
+	c->dom = pl_domain_of(d);
+	/* the domain's context: reads and waits drive manual progress */
+	ret = pl_waitable_init(&c->w, kind, ws,
+			       c->dom ? c->dom->ctx : NULL, pl_cntr_ready);
 	if (ret)
 		goto err_free;
-	(void)d;
-	atomic_init(&c->thresh, UINT64_MAX);
+	if (c->dom)
+		pl_domain_child_get(c->dom);
 	c->cntr.fid.fclass = FI_CLASS_CNTR;
 	c->cntr.fid.context = context;
 	c->cntr.fid.ops = &pl_cntr_fid_ops;
@@ -209,15 +239,28 @@ void pl_cntr_inc_err(struct fid_cntr *c)
 
 void pl_cntr_ref(struct fid_cntr *c)
 {
+	/* acq_rel: pairs with the acquire load in close */
 	pl_fetch_add_acq_rel(&PL_CNTR(c)->refs, 1);
 }
 
 void pl_cntr_unref(struct fid_cntr *c)
 {
+	/* acq_rel: the holder's last use happens before close's acquire */
 	pl_fetch_sub_acq_rel(&PL_CNTR(c)->refs, 1);
 }
 
 struct pl_waitable *pl_cntr_waitable(struct fid_cntr *c)
 {
-	return c->fid.ops == &pl_cntr_fid_ops ? &PL_CNTR(c)->w : NULL;
+	return c && c->fid.ops == &pl_cntr_fid_ops ? &PL_CNTR(c)->w : NULL;
+}
+
+int pl_cntr_values(struct fid_cntr *c, uint64_t *value_p, uint64_t *err_p)
+{
+	if (!pl_cntr_waitable(c))
+		return -FI_EINVAL;
+	pl_cntr_progress(PL_CNTR(c));
+	/* acquire: pairs with the release updates */
+	*value_p = pl_load_acquire(&PL_CNTR(c)->value);
+	*err_p = pl_load_acquire(&PL_CNTR(c)->err);
+	return 0;
 }

@@ -11,13 +11,13 @@
 #include <rdma/fi_eq.h>
 
 #include "pl_domain.h"
+#include "pl_eq.h"
 #include "pl_progress.h"
 
-/* The EQ object (contract item 4, helper "wait") is not in the tree yet:
- * HOOK(pl_eq): when engine/pl_eq.h lands, replace these two with
- * pl_eq_ref/pl_eq_unref so that a bound EQ refuses fi_close. */
-static void pl_domain_eq_ref(struct fid_eq *eq) { (void)eq; }
-static void pl_domain_eq_unref(struct fid_eq *eq) { (void)eq; }
+/* A bound EQ refuses fi_close while the domain holds it (pl_eq_ref
+ * ignores an EQ that is not the engine's). */
+static void pl_domain_eq_ref(struct fid_eq *eq) { pl_eq_ref(eq); }
+static void pl_domain_eq_unref(struct fid_eq *eq) { pl_eq_unref(eq); }
 
 /* Live domains: a list under a mutex; only cold paths (open, bind,
  * close, the contract accessors at object creation) look here. */
@@ -109,6 +109,7 @@ int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
 	dom->data_progress = da->data_progress;
 	dom->api_version = api_version;
 	dom->mr_mode = mr_mode;
+	dom->mr_iov_limit = da->mr_iov_limit ? da->mr_iov_limit : 1;
 	dom->fabric = fabric;
 	pl_store_relaxed(&dom->children, 0);
 	pl_store_relaxed(&dom->eq, NULL);

@@ -14,7 +14,8 @@
  *   field          writer                    readers          ordering
  *   ctx, threading,
  *   api_version,
- *   mr_mode        pl_domain_init only       any thread       init happens
+ *   mr_mode,
+ *   mr_iov_limit   pl_domain_init only       any thread       init happens
  *                                                              before publish
  *   children       child open/close (any)    pl_domain_close  acq_rel RMW;
  *                                                              acquire load
@@ -43,6 +44,7 @@ struct pl_domain {
 	enum fi_progress data_progress;	/* init only */
 	uint32_t api_version;		/* init only */
 	int mr_mode;			/* init only: negotiated FI_MR_* bits */
+	size_t mr_iov_limit;		/* init only: domain_attr's, 0 -> 1 */
 	struct fid_fabric *fabric;	/* init only */
 	pl_atomic_int children;		/* any thread, see table */
 	pl_atomic_ptr eq;		/* bound struct fid_eq *, see table */

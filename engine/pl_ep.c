@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Endpoint bind-flag validation per fi_endpoint(3). */
+/* Endpoint bind-flag validation per fi_endpoint(3). The endpoint object
+ * itself is pl_ep_obj.c. */
 #include <rdma/fi_errno.h>
 #include <rdma/fi_eq.h>
 

@@ -1,4 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Event queues. Two FIFO lists under `lock`: events and errors
+ * (fi_eq(3): an error goes to a separate queue, and fi_eq_read answers
+ * -FI_EAVAIL while that queue holds anything). `count` mirrors the sum
+ * of both lengths for a lock-free ready() (fi_trywait, wait sets):
+ * updated under the lock with acq_rel, read with acquire.
+ * The full synchronization table is in pl_eq.h.
+ */
 #include "pl_eq.h"
 #include "pl_waitable.h"
 #include "pl_atomic.h"
@@ -8,31 +16,30 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-/*
- * Entries are a FIFO list under `lock` (any thread writes, any thread
- * reads). `count` mirrors the list length: release after the insert,
- * pairs with the acquire in pl_eq_ready (lock-free readiness for trywait).
- * `refs`: acq_rel, pairs with the acquire load in close.
- */
 struct pl_eq_ent {
 	struct pl_eq_ent *next;
 	uint32_t event;
-	bool is_err;
 	size_t len;
-	struct fi_eq_err_entry err;
-	void *err_data;		/* owned copy, for readerr */
+	struct fi_eq_err_entry err;	/* error entries */
+	void *err_data;			/* owned copy, for readerr */
 	char buf[];
+};
+
+struct pl_eq_list {
+	struct pl_eq_ent *head, *tail;
 };
 
 struct pl_eq {
 	struct fid_eq eq;
 	struct pl_waitable w;
+	uint64_t flags;			/* attr->flags; immutable */
 	pthread_mutex_t lock;
-	struct pl_eq_ent *head, *tail;	/* under lock */
+	struct pl_eq_list ev, err;	/* under lock */
 	void *last_err_data;		/* under lock: kept for the app */
-	_Atomic size_t count;
-	_Atomic int refs;
+	pl_atomic_u64 count;
+	pl_atomic_int refs;
 };
 
 #define PL_EQ(e) ((struct pl_eq *)(e))
@@ -42,46 +49,78 @@ static bool pl_eq_ready(struct pl_waitable *w)
 	struct pl_eq *q = (struct pl_eq *)((char *)w -
 					   offsetof(struct pl_eq, w));
 
+	/* acquire: pairs with the acq_rel increment in pl_eq_push */
 	return pl_load_acquire(&q->count) > 0;
 }
 
-static ssize_t pl_eq_push(struct pl_eq *q, struct pl_eq_ent *e)
+static void pl_eq_push(struct pl_eq *q, struct pl_eq_list *l,
+		       struct pl_eq_ent *e)
 {
 	pthread_mutex_lock(&q->lock);
-	if (q->tail)
-		q->tail->next = e;
+	if (l->tail)
+		l->tail->next = e;
 	else
-		q->head = e;
-	q->tail = e;
-	/* release: pairs with the acquire in pl_eq_ready */
+		l->head = e;
+	l->tail = e;
+	/* acq_rel: pairs with the acquire in pl_eq_ready */
 	pl_fetch_add_acq_rel(&q->count, 1);
 	pthread_mutex_unlock(&q->lock);
+	/* after the entry is visible: a waiter that checked before it
+	 * sleeps on a sequence this signal changes */
 	pl_waitable_signal(&q->w);
-	return 0;
 }
 
-static void pl_eq_pop_locked(struct pl_eq *q)
+static void pl_eq_pop_locked(struct pl_eq *q, struct pl_eq_list *l)
 {
-	struct pl_eq_ent *e = q->head;
+	struct pl_eq_ent *e = l->head;
 
-	q->head = e->next;
-	if (!q->head)
-		q->tail = NULL;
+	l->head = e->next;
+	if (!l->head)
+		l->tail = NULL;
 	pl_fetch_sub_acq_rel(&q->count, 1);
-	if (e->is_err) {
+	if (l == &q->err) {
+		/* fi_eq(3): a provider-owned err_data stays valid until
+		 * the next read */
 		free(q->last_err_data);
 		q->last_err_data = e->err_data;
 	}
 	free(e);
 }
 
+/* The smallest entry each event type carries (fi_eq(3) EVENT FIELDS). */
+static int pl_eq_min_len(uint32_t event, size_t *min_p)
+{
+	switch (event) {
+	case FI_NOTIFY:			/* free-form */
+		*min_p = 0;
+		return 0;
+	case FI_CONNREQ: case FI_CONNECTED: case FI_SHUTDOWN:
+		*min_p = sizeof(struct fi_eq_cm_entry);
+		return 0;
+	case FI_MR_COMPLETE: case FI_AV_COMPLETE: case FI_JOIN_COMPLETE:
+		*min_p = sizeof(struct fi_eq_entry);
+		return 0;
+	default:
+		return -FI_EINVAL;
+	}
+}
+
+static bool pl_eq_is_cm(uint32_t event)
+{
+	return event == FI_CONNREQ || event == FI_CONNECTED ||
+	       event == FI_SHUTDOWN;
+}
+
 ssize_t pl_eq_write_event(struct fid_eq *eq, uint32_t event,
 			  const void *buf, size_t len, uint64_t flags)
 {
 	struct pl_eq_ent *e;
+	size_t min;
 
 	(void)flags;
-	if (len && !buf)
+	if (!pl_eq_waitable(eq) || (len && !buf))
+		return -FI_EINVAL;
+	if (pl_eq_min_len(event, &min) || len < min)
 		return -FI_EINVAL;
 	e = calloc(1, sizeof(*e) + len);
 	if (!e)
@@ -90,7 +129,7 @@ ssize_t pl_eq_write_event(struct fid_eq *eq, uint32_t event,
 	e->len = len;
 	if (len)
 		memcpy(e->buf, buf, len);
-	pl_eq_push(PL_EQ(eq), e);
+	pl_eq_push(PL_EQ(eq), &PL_EQ(eq)->ev, e);
 	return (ssize_t)len;
 }
 
@@ -98,11 +137,13 @@ ssize_t pl_eq_write_error(struct fid_eq *eq, fid_t fid, void *context,
 			  uint64_t data, int err, int prov_errno,
 			  void *err_data, size_t err_data_size)
 {
-	struct pl_eq_ent *e = calloc(1, sizeof(*e));
+	struct pl_eq_ent *e;
 
+	if (!pl_eq_waitable(eq) || (err_data_size && !err_data))
+		return -FI_EINVAL;
+	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -FI_ENOMEM;
-	e->is_err = true;
 	e->err.fid = fid;
 	e->err.context = context;
 	e->err.data = data;
@@ -117,7 +158,7 @@ ssize_t pl_eq_write_error(struct fid_eq *eq, fid_t fid, void *context,
 		memcpy(e->err_data, err_data, err_data_size);
 		e->err.err_data_size = err_data_size;
 	}
-	pl_eq_push(PL_EQ(eq), e);
+	pl_eq_push(PL_EQ(eq), &PL_EQ(eq)->err, e);
 	return 0;
 }
 
@@ -126,25 +167,37 @@ static ssize_t pl_eq_read(struct fid_eq *feq, uint32_t *event, void *buf,
 {
 	struct pl_eq *q = PL_EQ(feq);
 	struct pl_eq_ent *e;
+	size_t n;
 	ssize_t ret;
 
 	pthread_mutex_lock(&q->lock);
-	e = q->head;
-	if (!e) {
-		ret = -FI_EAGAIN;
-	} else if (e->is_err) {
+	e = q->ev.head;
+	if (q->err.head) {
 		ret = -FI_EAVAIL;
-	} else if (len < e->len || (e->len && !buf)) {
-		ret = -FI_ETOOSMALL;
+	} else if (!e) {
+		ret = -FI_EAGAIN;
+	} else if (len && !buf) {
+		ret = -FI_EINVAL;
 	} else {
+		/* CM events: the connection data beyond the header is cut to
+		 * the caller's buffer (fi_eq(3)); other entries fit whole */
+		n = e->len;
+		if (pl_eq_is_cm(e->event) && len >= sizeof(struct fi_eq_cm_entry)
+		    && len < n)
+			n = len;
+		if (len < n) {
+			ret = -FI_ETOOSMALL;
+			goto out;
+		}
 		if (event)
 			*event = e->event;
-		if (e->len)
-			memcpy(buf, e->buf, e->len);
-		ret = (ssize_t)e->len;
+		if (n)
+			memcpy(buf, e->buf, n);
+		ret = (ssize_t)n;
 		if (!(flags & FI_PEEK))
-			pl_eq_pop_locked(q);
+			pl_eq_pop_locked(q, &q->ev);
 	}
+out:
 	pthread_mutex_unlock(&q->lock);
 	return ret;
 }
@@ -160,8 +213,8 @@ static ssize_t pl_eq_readerr(struct fid_eq *feq, struct fi_eq_err_entry *buf,
 	if (!buf)
 		return -FI_EINVAL;
 	pthread_mutex_lock(&q->lock);
-	e = q->head;
-	if (!e || !e->is_err) {
+	e = q->err.head;
+	if (!e) {
 		pthread_mutex_unlock(&q->lock);
 		return -FI_EAGAIN;
 	}
@@ -181,31 +234,60 @@ static ssize_t pl_eq_readerr(struct fid_eq *feq, struct fi_eq_err_entry *buf,
 		buf->err_data = e->err.err_data_size ? e->err_data : NULL;
 	}
 	if (!(flags & FI_PEEK))
-		pl_eq_pop_locked(q);
+		pl_eq_pop_locked(q, &q->err);
 	pthread_mutex_unlock(&q->lock);
 	return sizeof(*buf);
 }
 
+/* fi_eq_write: only on an EQ opened with FI_WRITE (fi_eq(3)) */
 static ssize_t pl_eq_write(struct fid_eq *eq, uint32_t event, const void *buf,
 			   size_t len, uint64_t flags)
 {
+	if (!(PL_EQ(eq)->flags & FI_WRITE))
+		return -FI_EINVAL;
 	return pl_eq_write_event(eq, event, buf, len, flags);
 }
 
+static int64_t pl_eq_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * fi_eq(3): the bytes read, -FI_EAVAIL for an error entry, -FI_EAGAIN
+ * when the timeout expires or the wait is interrupted with nothing to
+ * read, -FI_EINVAL on FI_WAIT_NONE / FI_WAIT_SET EQs.
+ */
 static ssize_t pl_eq_sread(struct fid_eq *eq, uint32_t *event, void *buf,
 			   size_t len, int timeout, uint64_t flags)
 {
+	enum fi_wait_obj kind = pl_waitable_kind(&PL_EQ(eq)->w);
+	int64_t deadline = pl_eq_now_ms() + timeout;
 	ssize_t ret;
+	int left = timeout;
 
-	if (pl_waitable_kind(&PL_EQ(eq)->w) == FI_WAIT_NONE)
+	if (kind == FI_WAIT_NONE || kind == FI_WAIT_SET)
 		return -FI_EINVAL;
-	ret = pl_eq_read(eq, event, buf, len, flags);
-	if (ret != -FI_EAGAIN)
-		return ret;
-	ret = pl_waitable_wait(&PL_EQ(eq)->w, timeout);
-	if (ret)
-		return ret;
-	return pl_eq_read(eq, event, buf, len, flags);
+	for (;;) {
+		ret = pl_eq_read(eq, event, buf, len, flags);
+		if (ret != -FI_EAGAIN)
+			return ret;
+		if (timeout >= 0) {
+			left = (int)(deadline - pl_eq_now_ms());
+			if (left < 0)
+				return -FI_EAGAIN;
+		}
+		/* another reader may take the entry that ended the wait:
+		 * then read again until the deadline */
+		ret = pl_waitable_wait(&PL_EQ(eq)->w, left);
+		if (ret == -FI_EINTR)
+			return -FI_EAGAIN;
+		if (ret && ret != -FI_EAGAIN)
+			return ret;
+	}
 }
 
 static const char *pl_eq_strerror(struct fid_eq *eq, int prov_errno,
@@ -229,10 +311,12 @@ static int pl_eq_close(struct fid *fid)
 	/* acquire: pairs with the acq_rel decrement in pl_eq_unref */
 	if (pl_load_acquire(&q->refs) > 0)
 		return -FI_EBUSY;
-	while (q->head)
-		pl_eq_pop_locked(q);
-	free(q->last_err_data);
 	pl_waitable_fini(&q->w);
+	while (q->ev.head)
+		pl_eq_pop_locked(q, &q->ev);
+	while (q->err.head)
+		pl_eq_pop_locked(q, &q->err);
+	free(q->last_err_data);
 	pthread_mutex_destroy(&q->lock);
 	free(q);
 	return 0;
@@ -275,12 +359,13 @@ int pl_eq_open(struct fid_fabric *f, struct fi_eq_attr *attr,
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -FI_ENOMEM;
+	q->flags = attr ? attr->flags : 0;
+	pthread_mutex_init(&q->lock, NULL);
 	ret = pl_waitable_init(&q->w, kind,
 			       kind == FI_WAIT_SET ? attr->wait_set : NULL,
 			       NULL, pl_eq_ready);
 	if (ret)
 		goto err_free;
-	pthread_mutex_init(&q->lock, NULL);
 	q->eq.fid.fclass = FI_CLASS_EQ;
 	q->eq.fid.context = context;
 	q->eq.fid.ops = &pl_eq_fid_ops;
@@ -288,21 +373,26 @@ int pl_eq_open(struct fid_fabric *f, struct fi_eq_attr *attr,
 	*eq_p = &q->eq;
 	return 0;
 err_free:
+	pthread_mutex_destroy(&q->lock);
 	free(q);
 	return ret;
 }
 
 void pl_eq_ref(struct fid_eq *eq)
 {
-	pl_fetch_add_acq_rel(&PL_EQ(eq)->refs, 1);
+	/* acq_rel: pairs with the acquire load in close */
+	if (pl_eq_waitable(eq))
+		pl_fetch_add_acq_rel(&PL_EQ(eq)->refs, 1);
 }
 
 void pl_eq_unref(struct fid_eq *eq)
 {
-	pl_fetch_sub_acq_rel(&PL_EQ(eq)->refs, 1);
+	/* acq_rel: the holder's last use happens before close's acquire */
+	if (pl_eq_waitable(eq))
+		pl_fetch_sub_acq_rel(&PL_EQ(eq)->refs, 1);
 }
 
 struct pl_waitable *pl_eq_waitable(struct fid_eq *eq)
 {
-	return eq->fid.ops == &pl_eq_fid_ops ? &PL_EQ(eq)->w : NULL;
+	return eq && eq->fid.ops == &pl_eq_fid_ops ? &PL_EQ(eq)->w : NULL;
 }

@@ -7,9 +7,29 @@
  * struct fi_ops_eq. A referenced EQ (bound to an endpoint, refs > 0)
  * refuses fi_close with -FI_EBUSY.
  *
- * Synchronization table (implementation pending, see the E2 report):
- *   queue         writers: any thread     readers: any    under eq lock
- *   refs          pl_eq_ref/unref         fi_close        atomic acq_rel
+ * Behaviour (fi_eq(3)): events and errors queue separately; fi_eq_read
+ * answers -FI_EAVAIL while an error is queued; FI_PEEK on read and
+ * readerr; CM events (FI_CONNREQ, FI_CONNECTED, FI_SHUTDOWN) carry a
+ * struct fi_eq_cm_entry plus connection data, cut to the reader's buffer;
+ * FI_MR_COMPLETE, FI_AV_COMPLETE and FI_JOIN_COMPLETE a struct
+ * fi_eq_entry; FI_NOTIFY is free-form; a shorter entry or an unknown
+ * event is -FI_EINVAL at write. fi_eq_write needs FI_WRITE in
+ * attr->flags. fi_eq_sread: -FI_EAGAIN on timeout or interruption,
+ * -FI_EINVAL on FI_WAIT_NONE / FI_WAIT_SET EQs.
+ *
+ * Synchronization table (fields):
+ *   field            writer                   reader           protection
+ *   ev, err lists,   write_event/error: any;  read, readerr:   eq lock
+ *   last_err_data    read, readerr: any       any
+ *   count            under the eq lock        ready() (trywait, acq_rel RMW;
+ *                                             wait sets)       acquire load
+ *   refs             pl_eq_ref/unref          fi_close         acq_rel/acquire
+ *   flags, w.kind    open only                any              immutable
+ * Operations: write_event/write_error/fi_eq_write, read, readerr, sread,
+ * fi_trywait and fi_control may all run concurrently ("yes" for every
+ * pair); fi_close runs alone. A provider-owned err_data pointer handed
+ * out by readerr stays valid until the next readerr (fi_eq(3): readers
+ * serialize error processing).
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* RCU key map (pl_keymap.h): chained hash, lock-free lookups. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <rdma/fabric.h>
@@ -9,11 +10,19 @@
 #include "pl_compiler.h"
 #include "pl_keymap.h"
 
+struct pl_keymap_seg {
+	uint64_t base;		/* local address */
+	uint64_t start;		/* offset of base in the region */
+	uint64_t len;
+};
+
 struct pl_keymap_ent {
 	pl_atomic_ptr next;	/* writers under lock; readers acquire */
-	uint64_t key, base, access;	/* set before publication */
-	size_t len;
+	pl_atomic_int enabled;	/* release in enable; acquire in check */
+	uint64_t key, access;	/* set before publication */
 	struct rcu_head rcu;
+	size_t nseg;		/* set before publication */
+	struct pl_keymap_seg seg[];
 };
 
 static pl_atomic_ptr *pl_keymap_head(struct pl_keymap *map, uint64_t key)
@@ -61,21 +70,32 @@ static struct pl_keymap_ent *pl_keymap_find_locked(pl_atomic_ptr *head,
 	return NULL;
 }
 
-int pl_keymap_insert(struct pl_keymap *map, uint64_t key, uint64_t base,
-		     size_t len, uint64_t access)
+int pl_keymap_insertv(struct pl_keymap *map, uint64_t key,
+		      const struct iovec *iov, size_t count, uint64_t access,
+		      bool enabled)
 {
 	pl_atomic_ptr *head, *link;
 	struct pl_keymap_ent *e;
+	uint64_t start = 0;
 
-	if (!map || !len)
+	if (!map || !iov || !count || count > SIZE_MAX / sizeof(e->seg[0]) - 1)
 		return -FI_EINVAL;
-	e = calloc(1, sizeof(*e));
+	e = calloc(1, sizeof(*e) + count * sizeof(e->seg[0]));
 	if (!e)
 		return -FI_ENOMEM;
+	for (size_t i = 0; i < count; i++) {
+		if (!iov[i].iov_base || !iov[i].iov_len ||
+		    iov[i].iov_len > UINT64_MAX - start)
+			goto err_free;
+		e->seg[i].base = (uint64_t)(uintptr_t)iov[i].iov_base;
+		e->seg[i].start = start;
+		e->seg[i].len = iov[i].iov_len;
+		start += iov[i].iov_len;
+	}
+	e->nseg = count;
 	e->key = key;
-	e->base = base;
-	e->len = len;
 	e->access = access;
+	pl_store_relaxed(&e->enabled, enabled);	/* published below */
 	head = pl_keymap_head(map, key);
 	pthread_mutex_lock(&map->lock);
 	if (pl_keymap_find_locked(head, key, &link)) {
@@ -88,6 +108,34 @@ int pl_keymap_insert(struct pl_keymap *map, uint64_t key, uint64_t base,
 	pl_av_rcu_assign(head, (void *)e);
 	pthread_mutex_unlock(&map->lock);
 	return 0;
+err_free:
+	free(e);
+	return -FI_EINVAL;
+}
+
+int pl_keymap_insert(struct pl_keymap *map, uint64_t key, uint64_t base,
+		     size_t len, uint64_t access)
+{
+	struct iovec iov = { (void *)(uintptr_t)base, len };
+
+	return pl_keymap_insertv(map, key, &iov, 1, access, true);
+}
+
+int pl_keymap_enable(struct pl_keymap *map, uint64_t key)
+{
+	pl_atomic_ptr *link;
+	struct pl_keymap_ent *e;
+
+	if (!map)
+		return -FI_EINVAL;
+	pthread_mutex_lock(&map->lock);
+	e = pl_keymap_find_locked(pl_keymap_head(map, key), key, &link);
+	/* release: the data path that sees enabled also sees everything the
+	 * enabling thread did before (its binds); pairs with check's acquire */
+	if (e)
+		pl_store_release(&e->enabled, 1);
+	pthread_mutex_unlock(&map->lock);
+	return e ? 0 : -FI_ENOKEY;
 }
 
 int pl_keymap_remove(struct pl_keymap *map, uint64_t key)
@@ -111,12 +159,40 @@ int pl_keymap_remove(struct pl_keymap *map, uint64_t key)
 	return 0;
 }
 
+/* The segment holding [addr, addr+len), or NULL. */
+static const struct pl_keymap_seg *
+pl_keymap_seg_find(const struct pl_keymap_ent *e, uint64_t addr, size_t len,
+		   bool virt_addr)
+{
+	const struct pl_keymap_seg *s;
+	uint64_t off;
+
+	for (size_t i = 0; i < e->nseg; i++) {
+		s = &e->seg[i];
+		if (virt_addr) {
+			if (addr < s->base)
+				continue;
+			off = addr - s->base;
+		} else {
+			if (addr < s->start)
+				continue;
+			off = addr - s->start;
+		}
+		if (off < s->len && len <= s->len - off)
+			return s;
+		/* a zero-length access at the very end is still inside */
+		if (!len && off == s->len)
+			return s;
+	}
+	return NULL;
+}
+
 int pl_keymap_check(struct pl_keymap *map, uint64_t key, uint64_t addr,
 		    size_t len, uint64_t need, bool virt_addr,
 		    uint64_t *base_p)
 {
+	const struct pl_keymap_seg *s;
 	struct pl_keymap_ent *e;
-	uint64_t off;
 	int ret = -FI_EKEYREJECTED;
 
 	if (!map)
@@ -127,20 +203,19 @@ int pl_keymap_check(struct pl_keymap *map, uint64_t key, uint64_t addr,
 	     e = pl_av_rcu_deref(&e->next)) {
 		if (e->key != key)
 			continue;
+		/* acquire: pairs with the release in pl_keymap_enable */
+		if (!pl_load_acquire(&e->enabled))
+			break;
 		ret = -FI_EACCES;
 		if ((e->access & need) != need)
 			break;
-		if (virt_addr) {
-			if (addr < e->base)
-				break;
-			off = addr - e->base;
-		} else {
-			off = addr;
-		}
-		if (off > e->len || len > e->len - off)
+		s = pl_keymap_seg_find(e, addr, len, virt_addr);
+		if (!s)
 			break;
+		/* unsigned wrap-around is intended: base - start + offset
+		 * is the local address */
 		if (base_p)
-			*base_p = e->base;
+			*base_p = virt_addr ? s->base : s->base - s->start;
 		ret = 0;
 		break;
 	}

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Key map: MR key -> (base address, length, access bits), used by a
- * provider's data path to validate a remote access (E1 item 6).
+ * Key map: MR key -> (segments, access bits, enabled), used by a
+ * provider's data path to validate a remote access (E1 item 6). A key
+ * has one segment per iovec it was registered with (fi_mr_regv); an
+ * access must lie inside one segment. A key inserted disabled is
+ * reserved (a second insert gets -FI_ENOKEY) but rejected by check until
+ * pl_keymap_enable (FI_MR_ENDPOINT / FI_RMA_EVENT regions, fi_mr(3)).
  *
  * Synchronization table (who may run at the same time as whom):
  *                 lookup  insert  remove  destroy
@@ -12,7 +16,9 @@
  * read-side section (pl_av_rcu.h) and never block; a removed entry is
  * freed through pl_av_rcu_call after a grace period, so a concurrent
  * lookup never reads freed memory. Bucket heads and next pointers are
- * published with release stores and read with acquire loads.
+ * published with release stores and read with acquire loads. An entry's
+ * enabled flag is the one field written after publication: a release
+ * store in pl_keymap_enable, read with an acquire load in check.
  */
 #ifndef PROPEL_PL_KEYMAP_H
 #define PROPEL_PL_KEYMAP_H
@@ -21,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "pl_atomic.h"
 
@@ -34,17 +41,36 @@ struct pl_keymap {
 int pl_keymap_init(struct pl_keymap *map);
 /* Frees every entry after a grace period; no other call may run. */
 void pl_keymap_fini(struct pl_keymap *map);
-/* -FI_ENOKEY when key is present, -FI_ENOMEM, -FI_EINVAL for len 0. */
+/* -FI_ENOKEY when key is present, -FI_ENOMEM, -FI_EINVAL for len 0.
+ * The key is enabled at once. */
 int pl_keymap_insert(struct pl_keymap *map, uint64_t key, uint64_t base,
 		     size_t len, uint64_t access);
+/*
+ * Insert key with count segments (iov[i].iov_base, iov[i].iov_len); the
+ * region's offsets run through the segments in order. enabled false
+ * reserves the key without making it valid. -FI_EINVAL for NULL map or
+ * iov, count 0, a NULL base, a zero or overflowing length; -FI_ENOKEY
+ * when key is present; -FI_ENOMEM.
+ */
+int pl_keymap_insertv(struct pl_keymap *map, uint64_t key,
+		      const struct iovec *iov, size_t count, uint64_t access,
+		      bool enabled);
+/* Make a reserved key valid for check; 0 if it already was. -FI_ENOKEY
+ * when absent. Writers' context (serializes on the map's mutex). */
+int pl_keymap_enable(struct pl_keymap *map, uint64_t key);
 /* -FI_ENOKEY when absent. */
 int pl_keymap_remove(struct pl_keymap *map, uint64_t key);
 /*
  * Validate a remote access: addr is absolute (FI_MR_VIRT_ADDR) or an
- * offset from base (virt_addr false). 0 when [addr, addr+len) lies in the
- * region and every bit of need (FI_REMOTE_READ/FI_REMOTE_WRITE) was
- * granted; -FI_EKEYREJECTED for an unknown key, -FI_EACCES otherwise.
- * *base_p (may be NULL) gets the region's base on success.
+ * offset into the region (virt_addr false). 0 when [addr, addr+len) lies
+ * in one segment of the region and every bit of need
+ * (FI_REMOTE_READ/FI_REMOTE_WRITE) was granted; -FI_EKEYREJECTED for an
+ * unknown or not yet enabled key, -FI_EACCES otherwise. On success
+ * *base_p (may be NULL) gets the segment's base under virt_addr, and
+ * otherwise the value that, added to the offset addr, gives the local
+ * address (segment base minus the segment's offset in the region; for
+ * a one-segment region, simply its base). Calling context: any thread,
+ * no lock (urcu-bp read side inside).
  */
 int pl_keymap_check(struct pl_keymap *map, uint64_t key, uint64_t addr,
 		    size_t len, uint64_t need, bool virt_addr,

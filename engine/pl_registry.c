@@ -21,6 +21,7 @@
 #include "pl_compiler.h"
 #include "pl_core_params.h"
 #include "pl_log.h"
+#include "pl_mrc_param.h"
 #include "pl_param.h"
 #include "pl_registry.h"
 #include "pl_registry_dl.h"
@@ -181,6 +182,9 @@ static void pl_registry_load(void)
 	bool by_order;
 
 	pl_core_params_init();
+	/* The cache's variables exist before any domain opens a cache, so
+	 * that fi_info -e (fi_getparams) lists them like every other. */
+	pl_mrc_param_init();
 
 	raw = pl_param_get_str(&pl_core_prov, "provider", NULL);
 	if (pl_prov_filter_parse(raw, &pl_filter))

@@ -1,19 +1,45 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 #include "pl_trywait.h"
 #include "pl_waitable.h"
+#include "pl_wait_set.h"
 #include "pl_eq.h"
 #include "pl_cntr.h"
+#include "pl_cq.h"
 
-/* overridden by the CQ implementation (helper cq) */
-__attribute__((weak)) struct pl_waitable *pl_cq_waitable(struct fid_cq *cq)
+/* The wait object of one fid, or NULL for a class without one. */
+static struct pl_waitable *pl_trywait_waitable(struct fid *fid)
 {
-	(void)cq;
-	return NULL;
+	switch (fid->fclass) {
+	case FI_CLASS_CQ:
+		return pl_cq_waitable((struct fid_cq *)fid);
+	case FI_CLASS_EQ:
+		return pl_eq_waitable((struct fid_eq *)fid);
+	case FI_CLASS_CNTR:
+		return pl_cntr_waitable((struct fid_cntr *)fid);
+	default:
+		return NULL;
+	}
 }
 
-int pl_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
+/* The kind of native object behind fid; FI_WAIT_NONE when it has none
+ * (wrong class, foreign object, FI_WAIT_NONE). */
+static enum fi_wait_obj pl_trywait_kind(struct fid *fid)
 {
 	struct pl_waitable *w;
+
+	if (fid->fclass == FI_CLASS_WAIT)
+		return pl_wait_set_kind((struct fid_wait *)fid);
+	w = pl_trywait_waitable(fid);
+	return w ? pl_waitable_kind(w) : FI_WAIT_NONE;
+}
+
+/*
+ * fi_poll(3): every fid must use the same kind of wait object, so all
+ * are checked before any is tried (a bad list changes nothing).
+ */
+int pl_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
+{
+	enum fi_wait_obj kind = FI_WAIT_NONE, k;
 	int i, ret;
 
 	(void)fabric;
@@ -22,23 +48,16 @@ int pl_trywait(struct fid_fabric *fabric, struct fid **fids, int count)
 	for (i = 0; i < count; i++) {
 		if (!fids[i])
 			return -FI_EINVAL;
-		switch (fids[i]->fclass) {
-		case FI_CLASS_CQ:
-			w = pl_cq_waitable((struct fid_cq *)fids[i]);
-			break;
-		case FI_CLASS_EQ:
-			w = pl_eq_waitable((struct fid_eq *)fids[i]);
-			break;
-		case FI_CLASS_CNTR:
-			w = pl_cntr_waitable((struct fid_cntr *)fids[i]);
-			break;
-		default:
-			/* wait sets (FI_CLASS_WAIT): not implemented yet */
+		k = pl_trywait_kind(fids[i]);
+		if (k == FI_WAIT_NONE || (i && k != kind))
 			return -FI_EINVAL;
-		}
-		if (!w || pl_waitable_kind(w) == FI_WAIT_NONE)
-			return -FI_EINVAL;
-		ret = pl_waitable_trywait(w);
+		kind = k;
+	}
+	for (i = 0; i < count; i++) {
+		if (fids[i]->fclass == FI_CLASS_WAIT)
+			ret = pl_wait_set_trywait((struct fid_wait *)fids[i]);
+		else
+			ret = pl_waitable_trywait(pl_trywait_waitable(fids[i]));
 		if (ret)
 			return ret;
 	}

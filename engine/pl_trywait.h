@@ -4,9 +4,11 @@
 /*
  * fi_trywait (fi_ops_fabric.trywait). 0 when blocking on every fid's
  * native wait object is safe, -FI_EAGAIN when anything is queued,
- * -FI_EINVAL for a fid of a class that has no wait object.
- * CQs: the CQ owner supplies pl_cq_waitable() (a weak default here
- * returns NULL, which makes a CQ fid -FI_EINVAL).
+ * -FI_EINVAL for a fid of a class that has no wait object, one opened
+ * with FI_WAIT_NONE, or a list mixing kinds of wait object (fi_poll(3)).
+ * A wait set (FI_CLASS_WAIT) is tried as a whole (pl_wait_set.h).
+ * CQs: pl_cq_waitable() (engine/pl_cq.c); a CQ fid that is not a
+ * pl_cq is -FI_EINVAL.
  */
 #include <rdma/fabric.h>
 #include <rdma/fi_eq.h>

@@ -135,12 +135,44 @@ struct fi_info *gi_hints(const char *prov_name)
 	return hints;
 }
 
+static bool gi_is_test_prov(const struct fi_info *i)
+{
+	const char *name = i->fabric_attr ? i->fabric_attr->prov_name : NULL;
+
+	return name && (!strncmp(name, "testprov", 8) ||
+			!strcmp(name, "ofi_testutil"));
+}
+
+int gi_getinfo(uint32_t version, const char *node, const char *service,
+	       uint64_t flags, const struct fi_info *hints,
+	       struct fi_info **info)
+{
+	struct fi_info *list, *next, *keep = NULL, **tail = &keep;
+	int ret;
+
+	ret = fi_getinfo(version, node, service, flags, hints, info);
+	if (ret)
+		return ret;
+	for (list = *info; list; list = next) {
+		next = list->next;
+		list->next = NULL;
+		if (gi_is_test_prov(list)) {
+			*tail = list;
+			tail = &list->next;
+		} else {
+			fi_freeinfo(list);
+		}
+	}
+	*info = keep;
+	return keep ? 0 : -FI_ENODATA;
+}
+
 size_t gi_get(const struct fi_info *hints, struct fi_info **info)
 {
 	int ret;
 
 	*info = (void *)0x1;
-	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, info);
+	ret = gi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, info);
 	if (ret == -FI_ENODATA) {
 		assert_null(*info);
 		return 0;

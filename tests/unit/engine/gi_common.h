@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <rdma/fabric.h>
 
@@ -39,7 +40,18 @@ struct fi_info *gi_find(struct fi_info *list, const char *name,
  * selecting prov_name (NULL: any). */
 struct fi_info *gi_hints(const char *prov_name);
 
-/* fi_getinfo at API 1.17 with hints; returns the entry count (0 for
+/*
+ * fi_getinfo, keeping only the test providers' answers: the built-in
+ * providers (shm, ...) answer too, and these tests are about the registry
+ * and the external providers, not about them. An answer that filtering
+ * leaves empty is -FI_ENODATA with *info NULL, as the call would have
+ * returned without built-ins.
+ */
+int gi_getinfo(uint32_t version, const char *node, const char *service,
+	       uint64_t flags, const struct fi_info *hints,
+	       struct fi_info **info);
+
+/* fi_getinfo at API 1.17 with hints (test providers only, as above); returns the entry count (0 for
  * -FI_ENODATA, which it asserts sets *info to NULL), asserts on any
  * other error. */
 size_t gi_get(const struct fi_info *hints, struct fi_info **info);

@@ -20,6 +20,7 @@
 
 #include "pl_av_test_util.h"
 #include "pl_av_int.h"
+#include "pl_eq.h"
 
 static struct fid_av *open_av(enum fi_av_type type, int rx_ctx_bits,
 			      uint64_t flags)
@@ -612,6 +613,45 @@ static void test_event_insert_reports_errors_then_completion(void **state)
 	assert_int_equal(fi_close(&av->fid), 0);
 }
 
+/* The same FI_EVENT insert reported on the engine's own EQ, read back as
+ * an application does: the error surfaces as -FI_EAVAIL and fi_eq_readerr,
+ * then the FI_AV_COMPLETE event with the count inserted. */
+static void test_event_insert_on_engine_eq(void **state)
+{
+	struct fid_av *av = open_av(FI_AV_TABLE, 0, FI_EVENT);
+	struct test_addr a[3] = { test_addr_make(1, 1), test_addr_make(2, 2),
+				  test_addr_make(3, 3) };
+	struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_NONE };
+	struct fi_eq_err_entry err = { 0 };
+	struct fi_eq_entry done;
+	struct fid_eq *eq;
+	uint32_t event;
+	fi_addr_t fa[3];
+	int ctx;
+
+	assert_int_equal(pl_eq_open(NULL, &eq_attr, &eq, NULL), 0);
+	assert_int_equal(fi_av_bind(av, &eq->fid, 0), 0);
+	a[1].magic = 0;
+	assert_int_equal(fi_av_insert(av, a, 3, fa, 0, &ctx), 0);
+	assert_int_equal(fi_eq_read(eq, &event, &done, sizeof(done), 0),
+			 -FI_EAVAIL);
+	assert_int_equal(fi_eq_readerr(eq, &err, 0), sizeof(err));
+	assert_ptr_equal(err.fid, &av->fid);
+	assert_ptr_equal(err.context, &ctx);
+	assert_int_equal(err.data, 1);
+	assert_int_equal(err.err, FI_EINVAL);
+	assert_int_equal(fi_eq_read(eq, &event, &done, sizeof(done), 0),
+			 sizeof(done));
+	assert_int_equal(event, FI_AV_COMPLETE);
+	assert_ptr_equal(done.fid, &av->fid);
+	assert_ptr_equal(done.context, &ctx);
+	assert_int_equal(done.data, 2);
+	assert_int_equal(fi_eq_read(eq, &event, &done, sizeof(done), 0),
+			 -FI_EAGAIN);
+	assert_int_equal(fi_close(&av->fid), 0);
+	assert_int_equal(fi_close(&eq->fid), 0);
+}
+
 static void test_reverse_lookup_follows_insert_and_remove(void **state)
 {
 	struct fid_av *av = open_av(FI_AV_TABLE, 0, 0);
@@ -713,6 +753,7 @@ int main(void)
 		cmocka_unit_test(test_bind_checks_flags_and_class),
 		cmocka_unit_test(test_event_insert_without_eq_is_enoeq),
 		cmocka_unit_test(test_event_insert_reports_errors_then_completion),
+		cmocka_unit_test(test_event_insert_on_engine_eq),
 		cmocka_unit_test(test_reverse_lookup_follows_insert_and_remove),
 		cmocka_unit_test(test_close_refused_while_endpoint_holds_av),
 		cmocka_unit_test(test_unregistered_thread_can_look_up),

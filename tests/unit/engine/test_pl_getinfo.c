@@ -55,7 +55,7 @@ static void test_answers_carry_provider_and_api_versions(void **state)
 {
 	struct fi_info *info, *i;
 
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, NULL,
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 9), NULL, NULL, 0, NULL,
 				    &info), 0);
 	for (i = info; i; i = i->next) {
 		assert_int_equal(i->fabric_attr->api_version,
@@ -72,7 +72,7 @@ static void test_prov_attr_only_lists_every_provider(void **state)
 {
 	struct fi_info *info;
 
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 17), NULL, NULL,
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 17), NULL, NULL,
 				    FI_PROV_ATTR_ONLY, NULL, &info), 0);
 	assert_int_equal(gi_len(info), 2);
 	assert_int_equal(gi_count(info, "testprov"), 1);
@@ -170,7 +170,7 @@ static void test_node_service_flags_reach_the_providers(void **state)
 	struct testutil_probe *up = gi_testutil_probe();
 	struct fi_info *info;
 
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 17), "10.1.2.3", "7471",
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 17), "10.1.2.3", "7471",
 				    FI_NUMERICHOST, NULL, &info), 0);
 	fi_freeinfo(info);
 	assert_string_equal(pp->node, "10.1.2.3");
@@ -181,7 +181,7 @@ static void test_node_service_flags_reach_the_providers(void **state)
 	assert_string_equal(up->node, "10.1.2.3");
 	assert_int_equal(up->flags, FI_NUMERICHOST);
 
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 17), NULL, "7471",
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 17), NULL, "7471",
 				    FI_SOURCE, NULL, &info), 0);
 	fi_freeinfo(info);
 	assert_true(pp->node_null);
@@ -193,7 +193,7 @@ static void test_core_only_flag_skips_layering_and_is_not_passed_on(void **state
 	struct testprov_probe *pp = gi_testprov_probe();
 	struct fi_info *info;
 
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 17), NULL, NULL,
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 17), NULL, NULL,
 				    PL_GETINFO_CORE_ONLY, NULL, &info), 0);
 	assert_int_equal(gi_len(info), 2);
 	assert_int_equal(gi_count(info, "testprov"), 2);
@@ -208,13 +208,13 @@ static void test_api_versions_up_to_1_18_are_accepted(void **state)
 
 	for (minor = 0; minor <= 18; minor++) {
 		info = NULL;
-		assert_int_equal(fi_getinfo(FI_VERSION(1, minor), NULL, NULL,
+		assert_int_equal(gi_getinfo(FI_VERSION(1, minor), NULL, NULL,
 					    0, NULL, &info), 0);
 		assert_non_null(info);
 		fi_freeinfo(info);
 	}
 	/* Major 0 is not rejected by the reference either. */
-	assert_int_equal(fi_getinfo(FI_VERSION(0, 5), NULL, NULL, 0, NULL,
+	assert_int_equal(gi_getinfo(FI_VERSION(0, 5), NULL, NULL, 0, NULL,
 				    &info), 0);
 	fi_freeinfo(info);
 }
@@ -229,10 +229,10 @@ static void test_newer_or_malformed_versions_are_enosys(void **state)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		info = (void *)0x1;
-		assert_int_equal(fi_getinfo(bad[i], NULL, NULL, 0, NULL, &info),
+		assert_int_equal(gi_getinfo(bad[i], NULL, NULL, 0, NULL, &info),
 				 -FI_ENOSYS);
 		assert_ptr_equal(info, (void *)0x1);
-		assert_int_equal(fi_getinfo(bad[i], NULL, NULL,
+		assert_int_equal(gi_getinfo(bad[i], NULL, NULL,
 					    FI_PROV_ATTR_ONLY, NULL, &info),
 				 -FI_ENOSYS);
 	}
@@ -240,7 +240,7 @@ static void test_newer_or_malformed_versions_are_enosys(void **state)
 
 static void test_null_info_pointer_is_einval(void **state)
 {
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, NULL,
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, NULL,
 				    NULL), -FI_EINVAL);
 }
 
@@ -248,7 +248,7 @@ static void test_source_without_node_or_service_is_einval(void **state)
 {
 	struct fi_info *info = (void *)0x1;
 
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, FI_SOURCE,
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 17), NULL, NULL, FI_SOURCE,
 				    NULL, &info), -FI_EINVAL);
 	assert_ptr_equal(info, (void *)0x1);
 }
@@ -259,17 +259,17 @@ static void test_address_or_key_without_length_is_einval(void **state)
 	uint8_t key[4] = { 1, 2, 3, 4 };
 
 	hints->src_addr = malloc(16);
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints,
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints,
 				    &info), -FI_EINVAL);
-	/* With FI_SOURCE the field is ignored (fi_getinfo(3)). */
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 17), NULL, "1", FI_SOURCE,
+	/* With FI_SOURCE the field is ignored (gi_getinfo(3)). */
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 17), NULL, "1", FI_SOURCE,
 				    hints, &info), 0);
 	fi_freeinfo(info);
 	free(hints->src_addr);
 	hints->src_addr = NULL;
 
 	hints->ep_attr->auth_key = key;
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints,
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints,
 				    &info), -FI_EINVAL);
 	hints->ep_attr->auth_key = NULL;
 	fi_freeinfo(hints);

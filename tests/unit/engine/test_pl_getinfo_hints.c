@@ -331,7 +331,7 @@ static void test_api_before_1_5_gets_legacy_mr_mode(void **state)
 	struct fi_info *h = gi_hints(NULL), *info, *a;
 
 	h->domain_attr->mr_mode = FI_MR_UNSPEC;
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 4), NULL, NULL, 0, h,
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 4), NULL, NULL, 0, h,
 				    &info), 0);
 	a = gi_find(info, "testprov", FI_EP_MSG);
 	assert_int_equal(a->domain_attr->mr_mode, FI_MR_BASIC);
@@ -342,14 +342,14 @@ static void test_api_before_1_5_gets_legacy_mr_mode(void **state)
 
 	h->domain_attr->mr_mode = FI_MR_SCALABLE;	/* A needs local */
 	h->mode = ~FI_LOCAL_MR;
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 4), NULL, NULL, 0, h,
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 4), NULL, NULL, 0, h,
 				    &info), 0);
 	assert_int_equal(gi_len(info), 2);
 	assert_int_equal(info->domain_attr->mr_mode, FI_MR_SCALABLE);
 	fi_freeinfo(info);
 	fi_freeinfo(h);
 
-	assert_int_equal(fi_getinfo(FI_VERSION(1, 4), NULL, NULL, 0, NULL,
+	assert_int_equal(gi_getinfo(FI_VERSION(1, 4), NULL, NULL, 0, NULL,
 				    &info), 0);
 	a = gi_find(info, "testprov", FI_EP_MSG);
 	assert_int_equal(a->domain_attr->mr_mode, FI_MR_BASIC);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Key map: insert/duplicate/remove and access/range checks. */
+/* Key map: insert/duplicate/remove, access/range checks, segments and
+ * reserved (disabled) keys. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -55,11 +56,66 @@ static void test_check_ranges_access(void **state)
 	pl_keymap_fini(&m);
 }
 
+static void test_segments(void **state)
+{
+	(void)state;
+	struct iovec iov[2] = { { (void *)0x1000, 16 }, { (void *)0x9000, 8 } };
+	struct iovec bad[2] = { { (void *)0x1000, 16 }, { (void *)0x9000, 0 } };
+	struct pl_keymap m;
+	uint64_t base = 0;
+
+	assert_int_equal(pl_keymap_init(&m), 0);
+	assert_int_equal(pl_keymap_insertv(&m, 4, bad, 2, FI_REMOTE_READ, true),
+			 -FI_EINVAL);
+	assert_int_equal(pl_keymap_insertv(&m, 4, iov, 0, FI_REMOTE_READ, true),
+			 -FI_EINVAL);
+	assert_int_equal(pl_keymap_insertv(&m, 4, NULL, 1, FI_REMOTE_READ,
+					   true), -FI_EINVAL);
+	assert_int_equal(pl_keymap_insertv(&m, 4, iov, 2, FI_REMOTE_READ, true),
+			 0);
+	/* offsets 16..23 are the second segment */
+	assert_int_equal(pl_keymap_check(&m, 4, 18, 4, FI_REMOTE_READ, false,
+					 &base), 0);
+	assert_true(base + 18 == 0x9002);
+	assert_int_equal(pl_keymap_check(&m, 4, 12, 8, FI_REMOTE_READ, false,
+					 NULL), -FI_EACCES);	/* straddles */
+	assert_int_equal(pl_keymap_check(&m, 4, 0x9004, 4, FI_REMOTE_READ,
+					 true, &base), 0);
+	assert_int_equal(base, 0x9000);
+	assert_int_equal(pl_keymap_check(&m, 4, 0x1010, 1, FI_REMOTE_READ,
+					 true, NULL), -FI_EACCES);	/* gap */
+	pl_keymap_fini(&m);
+}
+
+static void test_reserved_key(void **state)
+{
+	(void)state;
+	struct iovec iov = { (void *)0x1000, 64 };
+	struct pl_keymap m;
+
+	assert_int_equal(pl_keymap_init(&m), 0);
+	assert_int_equal(pl_keymap_insertv(&m, 5, &iov, 1, FI_REMOTE_READ,
+					   false), 0);
+	assert_int_equal(pl_keymap_check(&m, 5, 0x1000, 8, FI_REMOTE_READ,
+					 true, NULL), -FI_EKEYREJECTED);
+	assert_int_equal(pl_keymap_insert(&m, 5, 0x2000, 8, FI_REMOTE_READ),
+			 -FI_ENOKEY);	/* reserved all the same */
+	assert_int_equal(pl_keymap_enable(&m, 6), -FI_ENOKEY);
+	assert_int_equal(pl_keymap_enable(&m, 5), 0);
+	assert_int_equal(pl_keymap_check(&m, 5, 0x1000, 8, FI_REMOTE_READ,
+					 true, NULL), 0);
+	assert_int_equal(pl_keymap_enable(&m, 5), 0);
+	assert_int_equal(pl_keymap_enable(NULL, 5), -FI_EINVAL);
+	pl_keymap_fini(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_insert_dup_remove),
 		cmocka_unit_test(test_check_ranges_access),
+		cmocka_unit_test(test_segments),
+		cmocka_unit_test(test_reserved_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

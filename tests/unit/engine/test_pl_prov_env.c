@@ -30,7 +30,7 @@ static size_t listed(uint32_t version, uint64_t flags, struct fi_info **info)
 	int ret;
 
 	*info = NULL;
-	ret = fi_getinfo(version, NULL, NULL, flags, NULL, info);
+	ret = gi_getinfo(version, NULL, NULL, flags, NULL, info);
 	if (ret == -FI_ENODATA) {
 		assert_null(*info);
 		return 0;
@@ -182,7 +182,7 @@ static void test_cleanup_runs_at_exit(void **state)
 	if (!pid) {
 		struct fi_info *info;
 
-		if (!fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, NULL, &info))
+		if (!gi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, NULL, &info))
 			fi_freeinfo(info);
 		exit(0);
 	}
@@ -201,7 +201,7 @@ static void *race_first_call(void *arg)
 	size_t *n = arg;
 
 	pthread_barrier_wait(&race_start);
-	if (!fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, NULL, &info))
+	if (!gi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, NULL, &info))
 		*n = gi_len(info);
 	fi_freeinfo(info);
 	return NULL;

@@ -94,7 +94,7 @@ static void test_cntr(void **s)
 
 	(void)s;
 	assert_int_equal(pl_cntr_open(NULL, &attr, &c, NULL), 0);
-	assert_int_equal(fi_cntr_wait(c, 1, 10), -FI_EAGAIN);
+	assert_int_equal(fi_cntr_wait(c, 1, 10), -FI_ETIMEDOUT);
 	pl_cntr_inc(c);
 	assert_int_equal(fi_cntr_wait(c, 1, 10), 0);
 	assert_int_equal(fi_cntr_read(c), 1);
@@ -105,7 +105,7 @@ static void test_cntr(void **s)
 	pl_cntr_inc_err(c);
 	assert_int_equal(fi_cntr_wait(c, 10, 10), -FI_EAVAIL);
 	assert_int_equal(fi_cntr_readerr(c), 1);
-	assert_int_equal(fi_cntr_wait(c, 10, 10), -FI_EAGAIN);
+	assert_int_equal(fi_cntr_wait(c, 10, 10), -FI_ETIMEDOUT);
 	pl_cntr_ref(c);
 	assert_int_equal(fi_close(&c->fid), -FI_EBUSY);
 	pl_cntr_unref(c);
@@ -144,6 +144,69 @@ static void test_eq(void **s)
 	assert_int_equal(fi_close(&eq->fid), 0);
 }
 
+/* fi_eq(3) rules: FI_WRITE for fi_eq_write, entry sizes per event type,
+ * CM data cut to the reader's buffer, errors before events, err_data
+ * into the reader's buffer, FI_PEEK on readerr, sread on FI_WAIT_NONE */
+static void test_eq_rules(void **s)
+{
+	struct fi_eq_attr attr = { .wait_obj = FI_WAIT_NONE };
+	struct fi_eq_entry ent = { .data = 1 };
+	struct {
+		struct fi_eq_cm_entry cm;
+		char data[16];
+	} in, out;
+	struct fi_eq_err_entry err;
+	struct fid_eq *eq;
+	uint32_t ev;
+	char ed[8] = "1234567", got[4];
+
+	(void)s;
+	assert_int_equal(pl_eq_open(NULL, &attr, &eq, NULL), 0);
+	assert_int_equal(fi_eq_write(eq, FI_NOTIFY, &ent, sizeof(ent), 0),
+			 -FI_EINVAL);	/* no FI_WRITE */
+	assert_int_equal(fi_eq_sread(eq, &ev, &ent, sizeof(ent), 0, 0),
+			 -FI_EINVAL);	/* FI_WAIT_NONE */
+	/* short entries and unknown events */
+	assert_int_equal(pl_eq_write_event(eq, FI_MR_COMPLETE, &ent, 4, 0),
+			 -FI_EINVAL);
+	assert_int_equal(pl_eq_write_event(eq, FI_CONNREQ, &ent,
+					   sizeof(struct fi_eq_cm_entry) - 1,
+					   0), -FI_EINVAL);
+	assert_int_equal(pl_eq_write_event(eq, 1000, &ent, sizeof(ent), 0),
+			 -FI_EINVAL);
+	/* a CM event with 16 bytes of data, read into a 4-byte tail */
+	memset(&in, 0, sizeof(in));
+	memset(in.data, 'x', sizeof(in.data));
+	assert_int_equal(pl_eq_write_event(eq, FI_CONNECTED, &in, sizeof(in),
+					   0), sizeof(in));
+	assert_int_equal(fi_eq_read(eq, &ev, &out, sizeof(out.cm) - 1, 0),
+			 -FI_ETOOSMALL);
+	assert_int_equal(fi_eq_read(eq, &ev, &out, sizeof(out.cm) + 4, 0),
+			 sizeof(out.cm) + 4);
+	assert_int_equal(ev, FI_CONNECTED);
+	/* an error written after an event is reported first */
+	assert_int_equal(pl_eq_write_event(eq, FI_AV_COMPLETE, &ent,
+					   sizeof(ent), 0), sizeof(ent));
+	assert_int_equal(pl_eq_write_error(eq, NULL, NULL, 0, FI_EIO, 0, ed,
+					   sizeof(ed)), 0);
+	assert_int_equal(fi_eq_read(eq, &ev, &ent, sizeof(ent), 0),
+			 -FI_EAVAIL);
+	memset(&err, 0, sizeof(err));
+	err.err_data = got;
+	err.err_data_size = sizeof(got);
+	assert_int_equal(fi_eq_readerr(eq, &err, FI_PEEK), sizeof(err));
+	assert_ptr_equal(err.err_data, got);
+	assert_int_equal(err.err_data_size, sizeof(got));
+	assert_memory_equal(got, "1234", 4);
+	assert_int_equal(fi_eq_readerr(eq, &err, 0), sizeof(err));
+	assert_int_equal(err.err, FI_EIO);
+	assert_int_equal(fi_eq_readerr(eq, &err, 0), -FI_EAGAIN);
+	assert_int_equal(fi_eq_read(eq, &ev, &ent, sizeof(ent), 0),
+			 sizeof(ent));
+	assert_int_equal(ev, FI_AV_COMPLETE);
+	assert_int_equal(fi_close(&eq->fid), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_cntr),
 		cmocka_unit_test(test_eq),
+		cmocka_unit_test(test_eq_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
