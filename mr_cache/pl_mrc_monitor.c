@@ -38,7 +38,7 @@ static struct pl_mrc_monitor *pl_mrc_monitor_choose(void)
 {
 	enum pl_mrc_param_monitor want = pl_mrc_param_monitor();
 	struct pl_mrc_monitor *mon;
-	const char *why = "";
+	const char *why = "", *mh_why = "";
 
 	mon = pl_mrc_import_current();
 	if (mon) {
@@ -54,9 +54,14 @@ static struct pl_mrc_monitor *pl_mrc_monitor_choose(void)
 			"not cached\n");
 		return NULL;
 	case PL_MRC_MON_MEMHOOKS:
+		if (!pl_mrc_memhooks_start(&mon, &mh_why)) {
+			PL_INFO(FI_LOG_MR, "MR cache monitor: memhooks "
+				"(FI_MR_CACHE_MONITOR=memhooks)\n");
+			return mon;
+		}
 		PL_WARN(FI_LOG_MR, "FI_MR_CACHE_MONITOR=memhooks: the memhooks "
-			"monitor is not available in this build; trying "
-			"userfaultfd instead\n");
+			"monitor cannot run here (%s); trying userfaultfd "
+			"instead\n", mh_why);
 		break;
 	default:
 		break;
@@ -71,13 +76,20 @@ static struct pl_mrc_monitor *pl_mrc_monitor_choose(void)
 			"events");
 		return mon;
 	}
-	if (want == PL_MRC_MON_AUTO)
+	if (want == PL_MRC_MON_AUTO) {
+		if (!pl_mrc_memhooks_start(&mon, &mh_why)) {
+			PL_INFO(FI_LOG_MR, "MR cache monitor: memhooks "
+				"(default: userfaultfd is not usable: %s)\n",
+				why);
+			return mon;
+		}
 		PL_INFO(FI_LOG_MR, "MR cache monitor: disabled (userfaultfd is "
-			"not usable: %s; memhooks is not available): "
-			"registrations are not cached\n", why);
-	else
+			"not usable: %s; memhooks cannot run: %s): "
+			"registrations are not cached\n", why, mh_why);
+	} else {
 		PL_WARN(FI_LOG_MR, "MR cache monitor: disabled (userfaultfd is "
 			"not usable: %s): registrations are not cached\n", why);
+	}
 	return NULL;
 }
 

@@ -11,13 +11,14 @@
  *
  *   an imported monitor   fi_open("mr_cache") + fi_import_fid (pl_mrc_import.c)
  *   FI_MR_CACHE_MONITOR=userfaultfd | memhooks | disabled
- *   unset: userfaultfd when the kernel lets us use it, else disabled
+ *   unset: userfaultfd when the kernel lets us use it, else memhooks
+ *          when the hooks can be installed, else disabled
  *
- * memhooks is issue [M2]: asking for it logs that it is not available and
- * falls back to userfaultfd. A bad value is warned about (naming the
- * variable and the accepted values) and the default kept. One info line
- * says which monitor runs and why; a monitor asked for and not available
- * is a warning.
+ * memhooks asked for and not installable falls back to userfaultfd;
+ * userfaultfd asked for and refused disables caching. A bad value is
+ * warned about (naming the variable and the accepted values) and the
+ * default kept. One info line says which monitor runs and why; a monitor
+ * asked for and not available is a warning.
  *
  * Concurrency: pl_mrc_monitor_get/put and pl_mrc_monitor_import/unimport
  * serialize on one mutex (never taken by a monitor's event path). The
@@ -26,8 +27,10 @@
  *
  * Fork: the child of a fork keeps the parent's caches but not the
  * userfaultfd reader (and the uffd context watches the parent's address
- * space), so a child's monitor reports itself broken (usable() false):
- * its caches then drop every entry and stop caching.
+ * space), and memory marked MADV_DONTFORK/WIPEONFORK changes in the
+ * child without any call memhooks could see; so a child's monitor
+ * reports itself broken (usable() false): its caches then drop every
+ * entry and stop caching.
  */
 #ifndef PROPEL_PL_MRC_MONITOR_H
 #define PROPEL_PL_MRC_MONITOR_H
@@ -86,6 +89,10 @@ static inline bool pl_mrc_monitor_usable(struct pl_mrc_monitor *m)
 /* The userfaultfd monitor (pl_mrc_uffd.c). start returns -FI_E* and a
  * reason ("kernel.unprivileged_userfaultfd=0 ...") when it cannot run. */
 int pl_mrc_uffd_start(struct pl_mrc_monitor **mon_p, const char **why_p);
+
+/* The memhooks monitor (pl_mrc_memhooks.c): GOT patching. start returns
+ * -FI_E* and a reason when the hooks cannot be installed. */
+int pl_mrc_memhooks_start(struct pl_mrc_monitor **mon_p, const char **why_p);
 
 /* The imported monitor (pl_mrc_import.c): the current one, or NULL. Read
  * with the selection lock held. */

@@ -28,10 +28,13 @@ static const struct pl_param_def pl_mrc_param_table[] = {
 	  "Registrations the cache may keep, in use or not; 0 disables the "
 	  "cache" },
 	{ "mr_cache_monitor", FI_PARAM_STRING,
-	  "userfaultfd when the kernel allows it, else disabled",
+	  "userfaultfd when the kernel allows it, else memhooks, else "
+	  "disabled",
 	  "How the cache learns that registered memory was unmapped or "
-	  "changed: userfaultfd, memhooks (not available yet: falls back to "
-	  "userfaultfd) or disabled (no caching)" },
+	  "changed: userfaultfd (kernel events), memhooks (munmap, mremap, "
+	  "madvise, brk/sbrk, shmdt, free and realloc intercepted by patching "
+	  "the GOT of every loaded object; misses raw system calls and static "
+	  "executables, see docs/mr-cache.md) or disabled (no caching)" },
 };
 
 static pthread_once_t pl_mrc_param_once = PTHREAD_ONCE_INIT;
@@ -92,6 +95,6 @@ enum pl_mrc_param_monitor pl_mrc_param_monitor(void)
 		return PL_MRC_MON_DISABLED;
 	PL_WARN(FI_LOG_MR, "FI_MR_CACHE_MONITOR=\"%s\" is not valid: expected "
 		"userfaultfd, memhooks or disabled; using the default "
-		"(userfaultfd when available)\n", v);
+		"(userfaultfd, else memhooks)\n", v);
 	return PL_MRC_MON_AUTO;
 }

@@ -6,9 +6,14 @@
  *              evicts an older one): registration stand-in + cache work
  *   no cache   the stand-in alone: register + deregister (ns), the floor a
  *              miss is compared with
- *   munmap     one page unmapped while the userfaultfd monitor watches it,
- *              against the same munmap of memory nobody watches (ns): the
- *              monitor's overhead per munmap (event, reader wake-up, read)
+ *   munmap     one page unmapped with no monitor running (no cache open),
+ *              then with each monitor running, of memory a cache holds
+ *              ("watched") and of memory it does not: each monitor's
+ *              overhead per munmap. userfaultfd: event, reader wake-up,
+ *              read. memhooks: the GOT hook, its filter and two
+ *              publications to the invalidation log.
+ *   free       free(malloc(64)) with no monitor and under memhooks (which
+ *              hooks free(), see docs/mr-cache.md)
  * The registration stand-in pins the pages the way a NIC registration
  * does (mlock/munlock); where mlock is refused it falls back to the same
  * number of cheap system calls. Prints medians (pl_bench) and ratios.
@@ -25,6 +30,7 @@
 
 #include "pl_bench.h"
 #include "pl_mrc.h"
+#include "pl_mrc_monitor.h"
 
 #define BUF_PAGES 4
 #define NBUF 64		/* miss series: more buffers than the cache keeps */
@@ -118,7 +124,8 @@ static double sample_munmap(void *arg, bool watched)
 		munmap(p[i], pg);
 	t0 = pl_bench_now_ns() - t0;
 	/* Apply the invalidations outside the timed part. */
-	pl_mrc_flush(b->cache);
+	if (b->cache)
+		pl_mrc_flush(b->cache);
 	return (double)t0 / NMAP;
 }
 
@@ -130,6 +137,19 @@ static double sample_munmap_watched(void *arg)
 static double sample_munmap_plain(void *arg)
 {
 	return sample_munmap(arg, false);
+}
+
+static double sample_free(void *arg)
+{
+	void *volatile p;
+	uint64_t t0 = pl_bench_now_ns();
+
+	(void)arg;
+	for (int i = 0; i < BATCH; i++) {
+		p = malloc(64);
+		free(p);
+	}
+	return (double)(pl_bench_now_ns() - t0) / BATCH;
 }
 
 static struct pl_mrc *open_cache(size_t max_count)
@@ -148,6 +168,19 @@ static struct pl_mrc *open_cache(size_t max_count)
 	return c;
 }
 
+/* The monitor the open caches use ("userfaultfd", "memhooks", ...). */
+static const char *monitor_name(void)
+{
+	struct pl_mrc_monitor *mon;
+	const char *name;
+
+	if (pl_mrc_monitor_get(&mon))
+		return "";
+	name = mon ? mon->name : "disabled";
+	pl_mrc_monitor_put(mon);
+	return name;
+}
+
 static void run(const char *name, double (*fn)(void *), void *arg,
 		unsigned reps, struct pl_bench_stats *st)
 {
@@ -160,14 +193,16 @@ static void run(const char *name, double (*fn)(void *), void *arg,
 		fprintf(stderr, "%s failed\n", name);
 		exit(1);
 	}
-	printf("%-28s median %10.1f ns   p10 %10.1f   p90 %10.1f\n", name,
+	printf("%-36s median %10.1f ns   p10 %10.1f   p90 %10.1f\n", name,
 	       st->median, st->p10, st->p90);
 	pl_bench_csv_row(stderr, name, "propel", BUF_PAGES * pg, "ns", st);
 }
 
 int main(int argc, char **argv)
 {
-	struct pl_bench_stats hit, miss, nocache, um_w, um_p;
+	struct pl_bench_stats hit, miss, nocache, um_none, fr_none;
+	double um_over[2][2] = { { 0 } }, fr_mh = 0;
+	bool have[2] = { false, false };
 	unsigned reps = argc > 1 ? (unsigned)atoi(argv[1]) : 31;
 	struct bench b = { 0 };
 
@@ -190,10 +225,11 @@ int main(int argc, char **argv)
 
 	b.cache = open_cache(NBUF / 2);
 	if (!pl_mrc_enabled(b.cache)) {
-		printf("the cache is disabled here (no userfaultfd): "
+		printf("the cache is disabled here (no monitor): "
 		       "nothing to measure\n");
 		return 0;
 	}
+	printf("monitor for hit/miss: %s\n", monitor_name());
 	run("hit (get+put)", sample_same, &b, reps, &hit);
 	/* NBUF buffers round-robin through a cache of NBUF/2: all miss. */
 	run("miss (get+put, evicting)", sample_rotate, &b, reps, &miss);
@@ -203,11 +239,38 @@ int main(int argc, char **argv)
 	run("no cache (reg+dereg)", sample_rotate, &b, reps, &nocache);
 	pl_mrc_close(b.cache);
 
-	b.cache = open_cache(PL_MRC_LIMIT_ENV);
-	run("munmap, unwatched", sample_munmap_plain, &b, reps, &um_p);
-	run("munmap, userfaultfd-watched", sample_munmap_watched, &b, reps,
-	    &um_w);
-	pl_mrc_close(b.cache);
+	b.cache = NULL;		/* no cache open: no monitor runs */
+	run("munmap, no monitor", sample_munmap_plain, &b, reps, &um_none);
+	run("free(malloc(64)), no monitor", sample_free, NULL, reps, &fr_none);
+
+	for (int m = 0; m < 2; m++) {
+		const char *want = m ? "memhooks" : "userfaultfd";
+		struct pl_bench_stats w, u, fr;
+		char name[64];
+
+		setenv("FI_MR_CACHE_MONITOR", want, 1);
+		b.cache = open_cache(PL_MRC_LIMIT_ENV);
+		if (!pl_mrc_enabled(b.cache) ||
+		    strcmp(monitor_name(), want)) {
+			printf("%s: not usable here\n", want);
+			pl_mrc_close(b.cache);
+			continue;
+		}
+		snprintf(name, sizeof(name), "munmap, %s, unwatched", want);
+		run(name, sample_munmap_plain, &b, reps, &u);
+		snprintf(name, sizeof(name), "munmap, %s, watched", want);
+		run(name, sample_munmap_watched, &b, reps, &w);
+		if (m) {
+			run("free(malloc(64)), memhooks", sample_free, NULL,
+			    reps, &fr);
+			fr_mh = fr.median;
+		}
+		pl_mrc_close(b.cache);
+		um_over[m][0] = u.median - um_none.median;
+		um_over[m][1] = w.median - um_none.median;
+		have[m] = true;
+	}
+	unsetenv("FI_MR_CACHE_MONITOR");
 
 	printf("\nmiss / hit            %8.1fx\n",
 	       pl_bench_ratio(miss.median, hit.median));
@@ -215,9 +278,16 @@ int main(int argc, char **argv)
 	       pl_bench_ratio(nocache.median, hit.median));
 	printf("miss - no cache       %8.1f ns (the cache's own work on a miss)\n",
 	       miss.median - nocache.median);
-	printf("monitor overhead per munmap %8.1f ns (%.1fx the plain munmap)\n",
-	       um_w.median - um_p.median,
-	       pl_bench_ratio(um_w.median, um_p.median));
+	printf("munmap, no monitor    %8.1f ns\n", um_none.median);
+	for (int m = 0; m < 2; m++)
+		if (have[m])
+			printf("%-12s overhead per munmap: %8.1f ns watched, "
+			       "%8.1f ns unwatched\n",
+			       m ? "memhooks" : "userfaultfd",
+			       um_over[m][1], um_over[m][0]);
+	if (have[1])
+		printf("memhooks overhead per free(malloc(64)): %8.1f ns\n",
+		       fr_mh - fr_none.median);
 	munmap(b.bufs, NBUF * BUF_PAGES * pg);
 	return 0;
 }

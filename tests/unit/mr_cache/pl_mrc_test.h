@@ -26,6 +26,7 @@
 #include <rdma/fi_errno.h>
 
 #include "pl_mrc.h"
+#include "pl_mrc_monitor.h"
 
 struct pl_mrc_test_reg {
 	uintptr_t base;		/* first page of the entry */
@@ -132,10 +133,34 @@ static inline struct pl_mrc_attr pl_mrc_test_attr(uint64_t flags)
 	return a;
 }
 
+/* True when the run asks for the memhooks monitor (meson runs the same
+ * scenarios once per monitor). */
+static inline bool pl_mrc_test_memhooks(void)
+{
+	const char *mon = getenv("FI_MR_CACHE_MONITOR");
+
+	return mon && !strcmp(mon, "memhooks");
+}
+
+/* The name of the monitor behind a cache ("userfaultfd", "memhooks"),
+ * so a run meant for one monitor cannot pass on a fallback. */
+static inline const char *pl_mrc_test_monitor_name(void)
+{
+	struct pl_mrc_monitor *mon;
+	const char *name;
+
+	if (pl_mrc_monitor_get(&mon))
+		return "";
+	name = mon ? mon->name : "disabled";
+	pl_mrc_monitor_put(mon);
+	return name;
+}
+
 /*
- * Exit 77 (skip) when userfaultfd cannot be used here. Asks the kernel
- * directly, not the library, so the process's logging configuration is
- * not read yet (tests fork children with their own FI_LOG_LEVEL).
+ * Exit 77 (skip) when the monitor asked for cannot be used here
+ * (userfaultfd: asks the kernel directly, not the library, so the
+ * process's logging configuration is not read yet; tests fork children
+ * with their own FI_LOG_LEVEL). memhooks needs nothing of the kernel.
  */
 static inline void pl_mrc_test_require_monitor(void)
 {
@@ -146,6 +171,8 @@ static inline void pl_mrc_test_require_monitor(void)
 		printf("SKIP: FI_MR_CACHE_MONITOR=disabled\n");
 		exit(77);
 	}
+	if (pl_mrc_test_memhooks())
+		return;
 	fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | 1 /* USER_MODE_ONLY */);
 	if (fd < 0 && errno == EINVAL)
 		fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);

@@ -8,10 +8,14 @@
  * Variables are read when a cache opens, so each such scenario runs in a
  * child process with its own environment (pl_test_child.h).
  */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <cmocka.h>
 
 #include "../base/pl_test_child.h"
@@ -142,7 +146,7 @@ static void test_bad_monitor(void **state)
 	assert_non_null(strstr(r.out, "userfaultfd, memhooks or disabled"));
 }
 
-static void test_memhooks_falls_back(void **state)
+static void test_memhooks_selected(void **state)
 {
 	static struct pl_child_result r;
 	const char *env[] = { "FI_MR_CACHE_MONITOR=memhooks",
@@ -150,10 +154,48 @@ static void test_memhooks_falls_back(void **state)
 
 	(void)state;
 	run(env, CACHING, &r);
-	assert_int_equal(pl_count(r.out, "memhooks monitor is not available"),
-			 1);
-	assert_int_equal(pl_count(r.out, "MR cache monitor: userfaultfd "
-				  "(fallback from memhooks)"), 1);
+	assert_int_equal(pl_count(r.out, "MR cache monitor: "), 1);
+	assert_int_equal(pl_count(r.out, "MR cache monitor: memhooks "
+				  "(FI_MR_CACHE_MONITOR=memhooks)"), 1);
+	assert_int_equal(pl_count(r.out, "memhooks monitor stopped"), 1);
+}
+
+/* In the child: refuse userfaultfd() with EPERM (what a container's
+ * seccomp profile does), then child_cache. */
+static void child_no_uffd(void *arg)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_userfaultfd, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	PL_CHILD_CHECK(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0);
+	PL_CHILD_CHECK(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0);
+	PL_CHILD_CHECK(syscall(SYS_userfaultfd, 0) < 0 && errno == EPERM);
+	child_cache(arg);
+}
+
+/* The default is the best monitor that works: memhooks where
+ * userfaultfd is refused, with one line saying so. */
+static void test_default_falls_back_to_memhooks(void **state)
+{
+	static struct pl_child_result r;
+	const char *env[] = { "FI_LOG_LEVEL=info", "FI_MR_CACHE_MONITOR",
+			      NULL };
+
+	(void)state;
+	assert_int_equal(pl_child_run(child_no_uffd, CACHING, env, &r), 0);
+	if (r.status)
+		print_message("child said:\n%s\n", r.out);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(pl_count(r.out, "MR cache monitor: "), 1);
+	assert_int_equal(pl_count(r.out, "MR cache monitor: memhooks "
+				  "(default: userfaultfd is not usable: "
+				  "refused (EPERM)"), 1);
 }
 
 static void test_monitor_disabled(void **state)
@@ -210,7 +252,8 @@ int main(void)
 		cmocka_unit_test(test_bad_max_count),
 		cmocka_unit_test(test_bad_max_size),
 		cmocka_unit_test(test_bad_monitor),
-		cmocka_unit_test(test_memhooks_falls_back),
+		cmocka_unit_test(test_memhooks_selected),
+		cmocka_unit_test(test_default_falls_back_to_memhooks),
 		cmocka_unit_test(test_monitor_disabled),
 		cmocka_unit_test(test_max_count_zero),
 		cmocka_unit_test(test_max_size_zero),

@@ -6,7 +6,10 @@
  * own lookups never return the parent's entries for its changed memory;
  * a cache the child opens afresh watches the child's memory.
  * Not in the 'concurrency' suite: ThreadSanitizer does not support a
- * multi-threaded process that forks.
+ * multi-threaded process that forks. Run twice by meson: with the
+ * default monitor and as pl_mrc_memhooks_fork (FI_MR_CACHE_MONITOR=
+ * memhooks: the child's hooks are inherited, its inherited caches stop
+ * caching all the same, and its fresh cache installs the hooks again).
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -93,6 +96,8 @@ static void test_child_unmaps(void **state)
 
 	(void)state;
 	assert_int_equal(pl_mrc_open(&a, &cache), 0);
+	assert_string_equal(pl_mrc_test_monitor_name(),
+			    pl_mrc_test_memhooks() ? "memhooks" : "userfaultfd");
 	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(buf != MAP_FAILED);
