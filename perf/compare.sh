@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# The comparison runner ([P1]): runs each two-process benchmark on the
+# reference libfabric and on propel, alternately (A B A B ...) in this one
+# invocation, each run pinned (BF_PIN=1: rank r on CPU r), then prints per
+# size the median of each library, the ratio and the spread, and writes a
+# CSV and PNG plots (gnuplot).
+#
+#   perf/compare.sh [--quick] [--reps N] [--prov shm] [--out DIR] [--build DIR]
+#
+# Installs what it needs and builds propel first (scripts/install-deps.sh,
+# scripts/build.sh). Numbers are for reading, never for passing a test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reps=3 prov=shm out=perf/results build=build quick=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) quick=1 ;;
+	--reps) reps=$2; shift ;;
+	--prov) prov=$2; shift ;;
+	--out) out=$2; shift ;;
+	--build) build=$2; shift ;;
+	*) echo "usage: $0 [--quick] [--reps N] [--prov P] [--out DIR] [--build DIR]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+scripts/install-deps.sh
+scripts/build.sh "$build"
+bin="$build/perf/fabric"
+lib=$(realpath "$build/lib")
+mkdir -p "$out"
+raw="$out/raw.csv"
+: >"$raw"
+
+# name|binary|args: the benchmarks and their size ranges
+if [ "$quick" = 1 ]; then
+	size_args="-M 65536 -r 3 -w 1 -i 500"
+	bw_args="-M 1048576 -r 3 -w 1 -i 1024"
+else
+	size_args="-M 4194304 -r 5 -w 2 -i 2000"
+	bw_args="-M 4194304 -r 5 -w 2 -i 4096"
+fi
+benches=(
+	"pingpong_msg|$bin/bench_fabric_pingpong|-p $prov $size_args"
+	"pingpong_tagged|$bin/bench_fabric_pingpong|-p $prov -t $size_args"
+	"bw_msg|$bin/bench_fabric_bw|-p $prov $bw_args"
+)
+
+# run_one LIBRARY NAME BINARY ARGS: appends the CSV rows, tagged with the
+# repetition, to $raw; a library that cannot run the benchmark is reported.
+run_one() {
+	local library=$1 name=$2 binary=$3 args=$4 rep=$5 envs=()
+	[ "$library" = propel ] && envs=(LD_LIBRARY_PATH="$lib")
+	local tmp
+	tmp=$(mktemp)
+	if env "${envs[@]}" BF_PIN=1 timeout 600 "$binary" $args >"$tmp" 2>"$tmp.err"; then
+		sed -n "2,\$s/^/$rep,/p" "$tmp" >>"$raw"
+	else
+		echo "  $library: $name failed: $(tail -1 "$tmp.err")" >&2
+	fi
+	rm -f "$tmp" "$tmp.err"
+}
+
+for entry in "${benches[@]}"; do
+	IFS='|' read -r name binary args <<<"$entry"
+	for rep in $(seq 1 "$reps"); do
+		echo "== $name: repetition $rep of $reps (reference, then propel)" >&2
+		run_one reference "$name" "$binary" "$args" "$rep"
+		run_one propel "$name" "$binary" "$args" "$rep"
+	done
+done
+
+python3 perf/compare_report.py "$raw" "$out"
