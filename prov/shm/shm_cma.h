@@ -40,7 +40,7 @@ static inline bool shm_cma_available(void)
  * range moves or an error comes back. The two iovec lists describe the
  * same number of bytes (the caller checks). Returns bytes moved, or
  * -FI_EPERM / -FI_ENOSYS (not allowed: fall back), -FI_EFAULT (a bad
- * address on either side), -FI_ESRCH (pid gone), -FI_EIO.
+ * address on either side), -FI_ECONNRESET (pid gone), -FI_EIO.
  */
 ssize_t shm_cma_read(pid_t pid, const struct iovec *local, size_t lcnt,
 		     const struct iovec *remote, size_t rcnt);

@@ -174,6 +174,20 @@ void shm_cmdq_release(struct shm_region *r, struct shm_cmd *cmd)
 	pl_store_relaxed(&r->ctl->head, pos + 1);
 }
 
+bool shm_cmdq_maybe_pending(const struct shm_region *r)
+{
+	/* relaxed: a hint; the consumer stores it after each release. An
+	 * older value only makes the answer "maybe" (see the header). */
+	uint64_t pos = pl_load_relaxed(&r->ctl->head);
+	const struct shm_cmd *cmd;
+
+	cmd = shm_region_slot(r, (uint32_t)(pos & (r->hdr->cmdq_slots - 1)));
+	/* relaxed: only decides whether to poll; shm_cmdq_peek re-reads
+	 * the word with acquire (R2) under the consumer's serialization */
+	return pl_load_relaxed(&((struct shm_cmd *)cmd)->state) !=
+	       shm_st(SHM_PH_FREE, pos, 0);
+}
+
 bool shm_cmdq_pending(const struct shm_region *r)
 {
 	uint64_t pos = r->cons_head;

@@ -54,6 +54,12 @@ void shm_cmdq_release(struct shm_region *r, struct shm_cmd *cmd);
 /* Consumer: is anything claimed or committed at the head? Relaxed: the
  * caller orders it (shm_wake_arm's seq_cst fence). */
 bool shm_cmdq_pending(const struct shm_region *r);
+/* The same question asked by a thread that is not the consumer, without
+ * its serialization: reads the shared head (ctl->head) instead of the
+ * consumer's private cursor. A stale head shows a slot of an older round
+ * (its state is not FREE(head)): "maybe". A "no" can only lag (relaxed
+ * loads): a later call sees the command. */
+bool shm_cmdq_maybe_pending(const struct shm_region *r);
 
 /* Payload bytes after the command. */
 static inline void *shm_cmd_payload(struct shm_cmd *cmd)

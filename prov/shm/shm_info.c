@@ -56,14 +56,17 @@ static void shm_info_attrs(struct fi_info *info)
 	info->tx_attr->op_flags = FI_TRANSMIT_COMPLETE;
 	info->tx_attr->inject_size = SHM_INJECT_SIZE;
 	info->tx_attr->size = p->tx_size;
-	info->tx_attr->iov_limit = 4;	/* SHM_CMA_IOV_MAX: single copy */
+	info->tx_attr->iov_limit = SHM_IOV_LIMIT;
+	/* remote buffers per fi_readmsg / fi_writemsg (shm_ep_rma_multi.c);
+	 * atomics name one */
 	info->tx_attr->rma_iov_limit = 4;
 
 	info->rx_attr->caps = SHM_RX_CAPS;
 	info->rx_attr->msg_order = FI_ORDER_SAS;
-	info->rx_attr->comp_order = FI_ORDER_STRICT;
+	/* a bounce-buffer message can complete after a later inline one */
+	info->rx_attr->comp_order = FI_ORDER_NONE;
 	info->rx_attr->size = p->rx_size;
-	info->rx_attr->iov_limit = 4;
+	info->rx_attr->iov_limit = SHM_IOV_LIMIT;
 
 	info->ep_attr->type = FI_EP_RDM;
 	info->ep_attr->protocol = FI_PROTO_SHM;
@@ -104,6 +107,14 @@ int shm_info_get(uint32_t version, const char *node, const char *service,
 	if (!info)
 		return -FI_ENOMEM;
 	shm_info_attrs(info);
+	/* S3: auto progress when asked for (the progress thread sleeps);
+	 * control operations are synchronous, so either value holds */
+	if (hints && hints->domain_attr) {
+		if (hints->domain_attr->data_progress == FI_PROGRESS_AUTO)
+			info->domain_attr->data_progress = FI_PROGRESS_AUTO;
+		if (hints->domain_attr->control_progress == FI_PROGRESS_AUTO)
+			info->domain_attr->control_progress = FI_PROGRESS_AUTO;
+	}
 	info->fabric_attr->name = strdup(SHM_FABRIC_NAME);
 	info->fabric_attr->prov_name = strdup("shm");
 	info->fabric_attr->prov_version = shm_prov.version;

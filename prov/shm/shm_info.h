@@ -15,6 +15,9 @@
 /* fi_inject: what one SAR ring can take synchronously is far more; the
  * reference's value is what applications are tuned for. */
 #define SHM_INJECT_SIZE		4096
+/* iov_limit of both directions: what one CMA command carries
+ * (SHM_CMA_IOV_MAX) and what a posted receive holds (PL_MATCH_IOV_MAX). */
+#define SHM_IOV_LIMIT		4
 
 #define SHM_TX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_SEND | \
 		     FI_READ | FI_WRITE)

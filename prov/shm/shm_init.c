@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The shm provider's entry point, in the shape lib/pl_builtin_provs.c
- * expects (struct pl_builtin_prov.ini). NOT registered yet: fi_fabric
- * answers -FI_ENOSYS until the provider's fabric/domain/endpoint objects
- * exist over the engine's (engine/pl_domain.h, pl_cq.h, pl_av.h).
+ * expects (struct pl_builtin_prov.ini): fi_getinfo's answer
+ * (shm_info.c) and fi_fabric (shm_fabric.c).
  */
 #include <rdma/fi_errno.h>
 
+#include "shm_ep.h"
 #include "shm_info.h"
 #include "shm_params.h"
 
@@ -20,7 +20,7 @@ static int shm_getinfo(uint32_t version, const char *node,
 static int shm_fabric(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
 		      void *context)
 {
-	return -FI_ENOSYS;
+	return shm_fabric_open(attr, fabric, context);
 }
 
 static void shm_cleanup(void)

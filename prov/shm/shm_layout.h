@@ -51,7 +51,7 @@
 
 #define SHM_LAYOUT_MAGIC	0x4d48534c45504f52ull	/* "ROPELSHM" */
 /* Bump on ANY change of a struct below or of the meaning of a field. */
-#define SHM_LAYOUT_VERSION	1u
+#define SHM_LAYOUT_VERSION	2u	/* 2: RMA and atomic commands */
 
 #define SHM_CACHELINE		64
 /* Longest endpoint name (FI_ADDR_STR text, NUL included). */
@@ -138,6 +138,22 @@ enum shm_op {
 	SHM_OP_MSG = 1,		/* a message (proto says how its data moves) */
 	SHM_OP_ACK = 2,		/* receiver -> sender: xfer_id delivered */
 	SHM_OP_NOP = 3,		/* tests, wake-up probes */
+	/* RMA and atomics (shm_xfer_rma.c). The target validates key, range
+	 * and access against its own registrations before any byte moves,
+	 * and answers every one with SHM_OP_ACK (status 0 or -FI_E*). */
+	SHM_OP_WRITE = 4,	/* as SHM_OP_MSG (any proto), but the data
+				 * goes to target address `tag` under `key`;
+				 * always acknowledged (SAR: by `done`) */
+	SHM_OP_READ = 5,	/* INLINE, payload struct shm_cmd_cma: the
+				 * initiator's pid and result iovecs; `size`
+				 * bytes from `tag` under `key` */
+	SHM_OP_ATOMIC = 6,	/* INLINE, payload: the provider's atomic
+				 * request (`size` bytes); target `tag`,
+				 * `key`; the result comes back as DATA */
+	SHM_OP_DATA = 7,	/* target -> initiator, INLINE: `size` bytes
+				 * of a read or fetch result, at offset
+				 * `cq_data` of request `xfer_id` (all DATA
+				 * of a request precede its ACK) */
 };
 
 /* shm_cmd.proto */
@@ -175,7 +191,7 @@ struct shm_cmd {
 	uint64_t xfer_id;	/* sender's cookie, echoed by SHM_OP_ACK */
 	uint32_t src_gen;	/* generation of peer entry src_idx */
 	int32_t status;		/* SHM_OP_ACK: 0 or -FI_E* (truncation...) */
-	uint64_t rsvd;
+	uint64_t key;		/* SHM_OP_WRITE/READ/ATOMIC: target MR key */
 };
 static_assert(sizeof(struct shm_cmd) == SHM_CACHELINE, "shm cmd size");
 

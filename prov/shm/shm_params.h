@@ -36,7 +36,9 @@ struct fi_provider *shm_prov_ini(void);
 #define SHM_TX_SIZE_DEFAULT		1024
 #define SHM_RX_SIZE_DEFAULT		1024
 #define SHM_SAR_THRESHOLD_DEFAULT	16384
-#define SHM_INLINE_SIZE_DEFAULT		192
+/* S3: 1024, not 192: a 256 B-1 KiB ping-pong goes inline (~0.85 us)
+ * instead of through a bounce buffer (~1.5 us); 1.1 MiB of queue */
+#define SHM_INLINE_SIZE_DEFAULT		1024
 #define SHM_SAR_BUF_SIZE_DEFAULT	32768
 #define SHM_SAR_BUF_COUNT_DEFAULT	32
 #define SHM_MAX_PEERS_DEFAULT		256

@@ -313,6 +313,9 @@ int shm_region_map(const char *name, struct shm_region **region_p)
 		return ret;
 	}
 	if (!shm_proc_alive(r->hdr->owner_pid, r->hdr->owner_start)) {
+		/* its owner died without closing: remove the name now
+		 * rather than at some later process's first endpoint */
+		(void)shm_region_remove_if_stale(name);
 		shm_region_unmap(r);
 		return -FI_ECONNREFUSED;
 	}
@@ -346,6 +349,15 @@ void shm_region_close(struct shm_region *r)
 bool shm_region_owner_alive(const struct shm_region *r)
 {
 	return shm_proc_alive(r->hdr->owner_pid, r->hdr->owner_start);
+}
+
+int shm_region_unlink_dead(const struct shm_region *r)
+{
+	if (!r || r->owner || shm_region_owner_alive(r))
+		return 0;
+	/* re-checks the header under the name: a live owner that took the
+	 * name since is never touched */
+	return shm_region_remove_if_stale(r->name);
 }
 
 int shm_region_cleanup_dead(unsigned *removed_p)

@@ -79,6 +79,14 @@ void shm_region_close(struct shm_region *region);
 bool shm_region_owner_alive(const struct shm_region *region);
 
 /*
+ * Peer side, after its owner was found dead: unlink the region's name
+ * (the mapping stays valid) if the file under that name is still the
+ * dead owner's. Returns 1 when removed, 0 otherwise (alive, already
+ * gone, or a new owner's region under the name).
+ */
+int shm_region_unlink_dead(const struct shm_region *region);
+
+/*
  * Remove the regions of the calling user whose owner is dead (scans
  * /dev/shm for SHM_REGION_PREFIX "<uid>-"). Regions of other users and of
  * live owners are never touched. *removed_p (may be NULL) gets the count.

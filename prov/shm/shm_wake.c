@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/fi_errno.h>
@@ -36,13 +39,20 @@ void shm_wake_addr_init(struct shm_wake_addr *a, const char *region_name)
 	a->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
 }
 
+static int shm_wake_epoll_add(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
 int shm_wake_open(struct shm_wake *w, const char *region_name)
 {
 	struct shm_wake_addr a;
 	int ret;
 
 	memset(w, 0, sizeof(*w));
-	w->fd = w->tx_fd = -1;
+	w->fd = w->tx_fd = w->timer_fd = w->ep_fd = -1;
 	shm_wake_addr_init(&a, region_name);
 	w->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (w->fd < 0)
@@ -56,11 +66,21 @@ int shm_wake_open(struct shm_wake *w, const char *region_name)
 		ret = -errno;
 		goto err_close;
 	}
+	w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	w->ep_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (w->timer_fd < 0 || w->ep_fd < 0) {
+		ret = -errno;
+		goto err_close;
+	}
+	ret = shm_wake_epoll_add(w->ep_fd, w->fd);
+	if (!ret)
+		ret = shm_wake_epoll_add(w->ep_fd, w->timer_fd);
+	if (ret)
+		goto err_close;
 	return 0;
 
 err_close:
-	close(w->fd);
-	w->fd = -1;
+	shm_wake_close(w);
 	return ret;
 }
 
@@ -70,7 +90,58 @@ void shm_wake_close(struct shm_wake *w)
 		close(w->fd);
 	if (w->tx_fd >= 0)
 		close(w->tx_fd);
-	w->fd = w->tx_fd = -1;
+	if (w->timer_fd >= 0)
+		close(w->timer_fd);
+	if (w->ep_fd >= 0)
+		close(w->ep_fd);
+	w->fd = w->tx_fd = w->timer_fd = w->ep_fd = -1;
+}
+
+static uint64_t shm_wake_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int shm_wake_timer_start(struct shm_wake *w, unsigned ms)
+{
+	struct itimerspec its = {
+		.it_value = {
+			.tv_sec = ms / 1000,
+			.tv_nsec = (long)(ms % 1000) * 1000000L,
+		},
+	};
+
+	if (w->timer_set)
+		return 0;
+	if (timerfd_settime(w->timer_fd, 0, &its, NULL))
+		return -errno;
+	w->deadline_ns = shm_wake_now_ns() + (uint64_t)ms * 1000000ull;
+	w->timer_set = true;
+	return 0;
+}
+
+bool shm_wake_timer_due_slow(struct shm_wake *w)
+{
+	uint64_t expirations;
+
+	if (shm_wake_now_ns() < w->deadline_ns)
+		return false;
+	/* consume the expiry so the descriptor is no longer readable. The
+	 * clock above may run a little ahead of the timer: when the read
+	 * finds nothing yet, stop the timer instead, or it would fire later
+	 * with nobody to consume it and keep the descriptor readable. */
+	if (read(w->timer_fd, &expirations, sizeof(expirations)) < 0) {
+		static const struct itimerspec off;
+
+		(void)timerfd_settime(w->timer_fd, 0, &off, NULL);
+		/* it may have fired between the read and the stop */
+		(void)!read(w->timer_fd, &expirations, sizeof(expirations));
+	}
+	w->timer_set = false;
+	return true;
 }
 
 int shm_wake_arm(struct shm_wake *w, struct shm_region *own)

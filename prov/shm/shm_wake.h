@@ -30,6 +30,16 @@
  * W1 and W2 are totally ordered: either the sender sees 1 and signals, or
  * the receiver sees the command and does not sleep. No lost wake-up.
  *
+ * Liveness timer (peer failure, S3). A receiver that sleeps while it
+ * waits for a peer (a send waiting for an ack or a drained bounce
+ * buffer, a reception waiting for chunks) would never learn that the
+ * peer died: a dead process signals nothing. Before sleeping with such
+ * work, the owner starts a one-shot timerfd (shm_wake_timer_start); the
+ * descriptor the progress engine sleeps on is an epoll set over the
+ * socket and the timer, so the sleep ends after at most that delay and
+ * the owner checks its peers. Owner-only state; the fast path reads one
+ * bool (timer_set) per poll and calls the clock only while it is set.
+ *
  * Progress source fit (progress/pl_progress.h): fd = shm_wake_fd(), arm =
  * a provider function that calls shm_wake_arm() after checking its own
  * local work, and the source's poll() starts with shm_wake_awake().
@@ -55,7 +65,13 @@ struct shm_wake_addr {
 struct shm_wake {
 	int			fd;	/* bound, non-blocking, close-on-exec */
 	int			tx_fd;	/* unbound, for signalling peers */
+	int			timer_fd;	/* one-shot liveness timer */
+	int			ep_fd;	/* epoll over fd and timer_fd: what
+					 * the owner sleeps on */
 	bool			armed;	/* we stored asleep = 1 */
+	bool			timer_set;	/* timer_fd started, not yet
+						 * consumed */
+	uint64_t		deadline_ns;	/* CLOCK_MONOTONIC, when set */
 	uint64_t		signals_rx;	/* datagrams drained */
 };
 
@@ -67,9 +83,23 @@ void shm_wake_addr_init(struct shm_wake_addr *a, const char *region_name);
 int shm_wake_open(struct shm_wake *w, const char *region_name);
 void shm_wake_close(struct shm_wake *w);
 
+/* What the owner sleeps on (EPOLLIN, level-triggered): readable when a
+ * datagram is queued or the liveness timer expired. */
 static inline int shm_wake_fd(const struct shm_wake *w)
 {
-	return w->fd;
+	return w->ep_fd;
+}
+
+/* Owner: make shm_wake_fd() readable in `ms` milliseconds unless a timer
+ * is already running. 0 or -errno. */
+int shm_wake_timer_start(struct shm_wake *w, unsigned ms);
+
+/* Owner: true (once) when the running timer has expired; consumes it.
+ * One branch when no timer runs. */
+bool shm_wake_timer_due_slow(struct shm_wake *w);
+static inline bool shm_wake_timer_due(struct shm_wake *w)
+{
+	return w->timer_set && shm_wake_timer_due_slow(w);
 }
 
 /*

@@ -66,6 +66,12 @@ struct shm_xfer_peer;
 #define SHM_XF_CQ_DATA	(1u << 1)
 #define SHM_XF_DELIVERY	(1u << 2)	/* FI_DELIVERY_COMPLETE */
 #define SHM_XF_INJECT	(1u << 3)	/* buffer reusable on return */
+/* RMA and atomics (shm_xfer_rma.c): set by the layer on an incoming rx,
+ * SHM_XF_RMA_WRITE also by the sender of an RMA write. */
+#define SHM_XF_RMA_WRITE (1u << 4)	/* data to target address tag, key */
+#define SHM_XF_RMA_READ	(1u << 5)	/* reply with size bytes from tag */
+#define SHM_XF_ATOMIC	(1u << 6)	/* rx->data: the atomic request */
+#define SHM_XF_RMA_ANY	(SHM_XF_RMA_WRITE | SHM_XF_RMA_READ | SHM_XF_ATOMIC)
 
 /* Largest iovec count of one message. */
 #define SHM_XFER_IOV_MAX 8
@@ -77,6 +83,8 @@ struct shm_xfer_msg {
 	uint64_t		cq_data;
 	uint32_t		flags;		/* SHM_XF_* */
 	void			*context;	/* given back by tx_done */
+	uint64_t		rma_key;	/* SHM_XF_RMA_WRITE: target key
+						 * (target address in tag) */
 };
 
 /* An incoming message. Public fields first; the rest is the layer's. */
@@ -88,6 +96,8 @@ struct shm_xfer_rx {
 	const char		*src_name;	/* sender's name, for FI_SOURCE;
 						 * valid until deliver/discard */
 	void			*context;	/* the provider's, free to use */
+	uint64_t		key;		/* SHM_XF_RMA_ANY: target key
+						 * (target address in tag) */
 	/* -- private -- */
 	struct shm_xfer_ep	*ep;
 	struct shm_xfer_rx	*next;
@@ -118,6 +128,16 @@ struct shm_xfer_ops {
 			int status, uint64_t len);
 	/* A send that returned 1 completed (status 0 or -FI_E*). */
 	void (*tx_done)(struct shm_xfer_ep *ep, void *context, int status);
+	/* An incoming RMA write, read or atomic (rx->flags & SHM_XF_RMA_ANY).
+	 * The provider validates rx->key / rx->tag / rx->size against its
+	 * registrations and answers exactly once: a write with
+	 * shm_xfer_rx_deliver (to the registered memory) or shm_xfer_rx_fail,
+	 * a read or atomic with shm_xfer_rx_reply. NULL: every RMA request
+	 * fails with -FI_EOPNOTSUPP. */
+	void (*rma_msg)(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx);
+	/* A write whose delivery returned 1 finished (as rx_done). */
+	void (*rma_done)(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx,
+			 int status, uint64_t len);
 };
 
 /* Statistics, exact, owner-read. */
@@ -155,6 +175,16 @@ void shm_xfer_ep_stats(const struct shm_xfer_ep *ep,
 int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget);
 int shm_xfer_ep_arm(struct shm_xfer_ep *ep);
 int shm_xfer_ep_fd(const struct shm_xfer_ep *ep);
+/* Armed since its last poll: a sleeper may rely on its descriptor. */
+bool shm_xfer_ep_armed(const struct shm_xfer_ep *ep);
+/* Nothing but the command queue can give a poll work: no send, SAR,
+ * acknowledgement, reply or timer in flight, not armed. Owner state:
+ * call under the same serialization as poll. */
+bool shm_xfer_ep_idle(const struct shm_xfer_ep *ep);
+/* May the command queue hold something? Safe WITHOUT that
+ * serialization (atomic loads only); false positives, and a "no" that
+ * may lag a just-committed command (a later call sees it). */
+bool shm_xfer_ep_queue_hint(const struct shm_xfer_ep *ep);
 
 /*
  * A handle on a target endpoint (what an AV entry will hold). Maps its
@@ -173,7 +203,8 @@ void shm_xfer_peer_close(struct shm_xfer_peer *peer);
  * Send. 0: complete now; 1: tx_done(msg->context) later; -FI_EAGAIN: no
  * queue slot, bounce channel or tx entry now (nothing was sent: retry
  * after polling); -FI_EINVAL (too many iovecs, inject too large);
- * -FI_ECONNREFUSED (target closing).
+ * -FI_ECONNREFUSED (target closing, or found dead: see provider.md,
+ * Peer failure).
  */
 int shm_xfer_send(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 		  const struct shm_xfer_msg *msg);
@@ -195,5 +226,41 @@ int shm_xfer_rx_deliver(struct shm_xfer_rx *rx, const struct iovec *iov,
 /* Drop rx without placing it (FI_DISCARD, cancel); the sender completes
  * normally. rx is freed. */
 void shm_xfer_rx_discard(struct shm_xfer_rx *rx);
+
+/*
+ * RMA and atomics (shm_xfer_rma.c). Every request is validated by the
+ * TARGET against its own registrations (ops->rma_msg) before any byte of
+ * its memory is read or written, whichever process then copies:
+ *   write  the message protocols (INLINE / SAR / CMA where the target
+ *          process_vm_readv's the initiator), always acknowledged;
+ *   read   a command carrying the initiator's iovecs; the target answers
+ *          by process_vm_writev into them (both CMA-capable), else with
+ *          SHM_OP_DATA commands through the initiator's queue;
+ *   atomic an inline request the target applies in its progress, the
+ *          fetched values coming back as SHM_OP_DATA.
+ * Initiator side: 1 (tx_done(msg->context, status) follows) or the
+ * errors of shm_xfer_send. shm_xfer_write is shm_xfer_send with
+ * SHM_XF_RMA_WRITE (msg->tag = target address, msg->rma_key).
+ */
+/* msg->iov: where the bytes go (<= SHM_XFER_IOV_MAX entries; more than
+ * SHM_CMA_IOV_MAX: the reply always comes as DATA); msg->tag,
+ * msg->rma_key: target address and key; size = sum of the iov. */
+int shm_xfer_read(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
+		  const struct shm_xfer_msg *msg);
+/* req: req_len opaque bytes for the target's rma_msg (rx->data, rx->size);
+ * msg->iov: where the result goes (may be empty); tag, rma_key as read.
+ * -FI_EMSGSIZE when req does not fit the target's inline size. */
+int shm_xfer_atomic(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
+		    const struct shm_xfer_msg *msg, const void *req,
+		    size_t req_len);
+/* Target: answer a read or atomic rx with len bytes at src (status 0) or
+ * fail it (status -FI_E*: nothing is sent but the error). copy: src is
+ * a temporary (atomic result) the layer must copy if it cannot send it
+ * at once; otherwise src stays valid (registered memory). rx is freed. */
+void shm_xfer_rx_reply(struct shm_xfer_rx *rx, const void *src, uint64_t len,
+		       int status, bool copy);
+/* Target: refuse an RMA write rx (status -FI_E*); the initiator's
+ * operation completes with it and no byte is placed. rx is freed. */
+void shm_xfer_rx_fail(struct shm_xfer_rx *rx, int status);
 
 #endif /* PROPEL_SHM_XFER_H */

@@ -67,6 +67,7 @@ int shm_xfer_ep_open(const char *name, const struct shm_xfer_ops *ops,
 	ret = shm_wake_open(&ep->wake, rname);
 	if (ret)
 		goto err_free;
+	shm_wake_addr_init(&ep->self_wake, rname);
 	ret = shm_region_create(rname, &req, ep->cma ? SHM_RF_CMA : 0,
 				&ep->region);
 	if (ret)
@@ -123,14 +124,19 @@ void shm_xfer_ep_close(struct shm_xfer_ep *ep)
 		ep->cont_rx = rx->next;
 		shm_xfer_rx_free(rx);
 	}
+	shm_xfer_rd_free_all(ep);	/* replies cut short: error acks */
 	/* commands nobody will read: their senders learn it (SAR channel
 	 * done, or an error ack) instead of waiting for us forever */
 	while ((cmd = shm_cmdq_peek(ep->region))) {
 		shm_xfer_reject(ep, cmd);
 		shm_cmdq_release(ep->region, cmd);
 	}
-	for (i = 0; i < ep->region->hdr->peer_count; i++)
+	for (i = 0; i < ep->region->hdr->peer_count; i++) {
+		/* a sender that died: its region goes with us */
+		if (ep->rpeers[i].region)
+			(void)shm_region_unlink_dead(ep->rpeers[i].region);
 		shm_region_unmap(ep->rpeers[i].region);
+	}
 	shm_region_close(ep->region);
 	shm_wake_close(&ep->wake);
 	free(ep->rpeers);
@@ -161,6 +167,23 @@ int shm_xfer_ep_fd(const struct shm_xfer_ep *ep)
 	return shm_wake_fd(&ep->wake);
 }
 
+bool shm_xfer_ep_armed(const struct shm_xfer_ep *ep)
+{
+	return ep->wake.armed;
+}
+
+bool shm_xfer_ep_idle(const struct shm_xfer_ep *ep)
+{
+	return !ep->tx_inuse && !ep->ack_len && !ep->resend_tx &&
+	       !ep->sar_tx && !ep->sar_rx && !ep->cont_rx && !ep->rd &&
+	       !ep->wake.armed && !ep->wake.timer_set;
+}
+
+bool shm_xfer_ep_queue_hint(const struct shm_xfer_ep *ep)
+{
+	return shm_cmdq_maybe_pending(ep->region);
+}
+
 int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 {
 	struct shm_region *r = ep->region;
@@ -183,6 +206,16 @@ int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 		case SHM_OP_ACK:
 			shm_xfer_handle_ack(ep, cmd);
 			break;
+		case SHM_OP_WRITE:
+		case SHM_OP_READ:
+		case SHM_OP_ATOMIC:
+			ret = shm_xfer_handle_rma(ep, cmd);
+			if (ret == -FI_EAGAIN)
+				return done ? (int)done : ret;
+			break;
+		case SHM_OP_DATA:
+			shm_xfer_handle_data(ep, cmd);
+			break;
 		default:
 			break;	/* NOP, or from a newer peer: skip */
 		}
@@ -195,17 +228,42 @@ int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 		done += (unsigned)shm_xfer_sar_tx_progress(ep, budget - done);
 	if (ep->sar_rx && done < budget)
 		done += (unsigned)shm_xfer_sar_rx_progress(ep, budget - done);
+	if (ep->rd && done < budget)
+		done += (unsigned)shm_xfer_rd_progress(ep, budget - done);
 	if (!done && ++ep->polls >= SHM_XFER_PEER_CHECK) {
 		ep->polls = 0;
+		shm_xfer_reap_dead(ep);
+	} else if (shm_wake_timer_due(&ep->wake)) {
+		/* we slept with work that waits for a peer (arm) */
 		shm_xfer_reap_dead(ep);
 	}
 	return (int)done;
 }
 
+/* Does something of ours wait for a peer to move (so that a dead peer
+ * would hold it forever)? Slow path: only before sleeping. */
+static bool shm_xfer_waits_on_peer(const struct shm_xfer_ep *ep)
+{
+	uint32_t i;
+
+	if (ep->sar_tx || ep->sar_rx || ep->cont_rx)
+		return true;
+	for (i = 0; i < ep->tx_count; i++)
+		if (ep->tx[i].state == SHM_TX_ACK)
+			return true;
+	return false;
+}
+
 int shm_xfer_ep_arm(struct shm_xfer_ep *ep)
 {
 	/* local work that needs no peer to move first: poll again */
-	if (ep->ack_len || ep->resend_tx)
+	if (ep->ack_len || ep->resend_tx || ep->rd)
+		return -FI_EAGAIN;
+	/* a sleep must not outlast a dead peer by more than the timer:
+	 * the wake-up descriptor becomes readable when it expires. A timer
+	 * that cannot be started means no promise: do not sleep. */
+	if (shm_xfer_waits_on_peer(ep) &&
+	    shm_wake_timer_start(&ep->wake, SHM_XFER_PEER_CHECK_MS))
 		return -FI_EAGAIN;
 	if (!ep->sar_tx && !ep->sar_rx)
 		return shm_wake_arm(&ep->wake, ep->region);
@@ -230,10 +288,65 @@ void shm_xfer_poke(struct shm_xfer_ep *ep, struct shm_region *r,
 		ep->stats.wakes_tx++;
 }
 
+void shm_xfer_self_poke(struct shm_xfer_ep *ep)
+{
+	/* armed is owner state, read under the same serialization as the
+	 * source's arm (the endpoint lock or the application's own): true
+	 * only between an arm and the next poll, so an awake endpoint pays
+	 * this branch and nothing else */
+	if (ep->wake.armed)
+		shm_xfer_poke(ep, ep->region, &ep->self_wake);
+}
+
+/* peer's owner is dead: refuse new sends, remove its region's name */
+static void shm_xfer_peer_dead(struct shm_xfer_peer *peer)
+{
+	if (peer->dead)
+		return;
+	peer->dead = true;
+	(void)shm_region_unlink_dead(peer->region);
+}
+
+bool shm_xfer_peer_check(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer)
+{
+	(void)ep;
+	if (peer->dead)
+		return true;
+	if (++peer->eagain % SHM_XFER_EAGAIN_CHECK)
+		return false;
+	if (shm_region_owner_alive(peer->region))
+		return false;
+	shm_xfer_peer_dead(peer);
+	return true;
+}
+
+/* A sender we receive from died: remove its region's name. */
+static void shm_xfer_rpeer_dead(struct shm_rpeer *rp)
+{
+	if (rp && rp->region)
+		(void)shm_region_unlink_dead(rp->region);
+}
+
+/* Is the sender of rx still alive? (Unmapped: it never got as far as
+ * mapping, look at the pid alone.) */
+static bool shm_xfer_rx_sender_alive(const struct shm_xfer_rx *rx)
+{
+	const struct shm_rpeer *rp = rx->rpeer;
+
+	if (!rp)
+		return true;
+	if (rp->region)
+		return shm_region_owner_alive(rp->region);
+	return shm_proc_alive(rp->pid, 0);
+}
+
 /*
  * Complete in error what waits for a process that died: sends whose
- * target is gone (-FI_ECONNRESET) and receptions whose sender is gone.
- * Called every SHM_XFER_PEER_CHECK idle polls; cheap when nothing waits.
+ * target is gone (-FI_ECONNRESET) and receptions whose sender is gone
+ * (-FI_ECONNRESET, with the bytes already placed). The dead peer is
+ * marked (later sends: -FI_ECONNREFUSED) and its region's name removed.
+ * Called every SHM_XFER_PEER_CHECK idle polls and when the liveness
+ * timer expires; cheap when nothing waits.
  */
 void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
 {
@@ -242,12 +355,14 @@ void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
 	uint32_t i;
 
 	for (pp = &ep->sar_tx; (tx = *pp);) {
-		if (shm_region_owner_alive(tx->peer->region)) {
+		if (!tx->peer->dead &&
+		    shm_region_owner_alive(tx->peer->region)) {
 			pp = &tx->next;
 			continue;
 		}
 		void *context = tx->context;
 
+		shm_xfer_peer_dead(tx->peer);
 		*pp = tx->next;
 		ep->chan_busy[tx->chan] = false;
 		ep->chan_free++;
@@ -257,22 +372,46 @@ void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
 	for (i = 0; i < ep->tx_count; i++) {
 		tx = &ep->tx[i];
 		if (tx->state == SHM_TX_ACK &&
-		    !shm_region_owner_alive(tx->peer->region)) {
+		    (tx->peer->dead ||
+		     !shm_region_owner_alive(tx->peer->region))) {
 			void *context = tx->context;
 
+			shm_xfer_peer_dead(tx->peer);
 			shm_xfer_tx_put(ep, tx);
 			ep->ops->tx_done(ep, context, -FI_ECONNRESET);
 		}
 	}
-	for (rpp = &ep->sar_rx; (rx = *rpp);) {
-		struct shm_rpeer *rp = rx->rpeer;
+	for (pp = &ep->resend_tx; (tx = *pp);) {
+		if (!tx->peer->dead &&
+		    shm_region_owner_alive(tx->peer->region)) {
+			pp = &tx->next;
+			continue;
+		}
+		void *context = tx->context;
 
-		if (shm_region_owner_alive(rp->region)) {
+		shm_xfer_peer_dead(tx->peer);
+		*pp = tx->next;
+		shm_xfer_tx_put(ep, tx);
+		ep->ops->tx_done(ep, context, -FI_ECONNRESET);
+	}
+	for (rpp = &ep->sar_rx; (rx = *rpp);) {
+		if (shm_xfer_rx_sender_alive(rx)) {
 			rpp = &rx->next;
 			continue;
 		}
 		*rpp = rx->next;
-		ep->ops->rx_done(ep, rx, -FI_ECONNRESET, rx->copied);
+		shm_xfer_rpeer_dead(rx->rpeer);
+		shm_xfer_rx_done_cb(ep, rx, -FI_ECONNRESET, rx->copied);
+		shm_xfer_rx_free(rx);
+	}
+	for (rpp = &ep->cont_rx; (rx = *rpp);) {
+		if (shm_xfer_rx_sender_alive(rx)) {
+			rpp = &rx->next;
+			continue;
+		}
+		*rpp = rx->next;
+		shm_xfer_rpeer_dead(rx->rpeer);
+		shm_xfer_rx_done_cb(ep, rx, -FI_ECONNRESET, rx->copied);
 		shm_xfer_rx_free(rx);
 	}
 }
@@ -413,6 +552,8 @@ void shm_xfer_peer_close(struct shm_xfer_peer *p)
 	/* release: our commands (already queued) stay valid until the
 	 * owner reads them; pairs with the claim CAS of the next user */
 	pl_store_release(&e->state, (p->gen << 2) | SHM_PEER_FREE);
+	/* a target that died unnoticed: its region goes with our handle */
+	(void)shm_region_unlink_dead(p->region);
 	shm_region_unmap(p->region);
 	free(p);
 }

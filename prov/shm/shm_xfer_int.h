@@ -34,6 +34,10 @@ struct shm_xfer_peer {
 	uint16_t		idx;	/* our entry in its peer table */
 	uint32_t		gen;
 	bool			cma;	/* both sides advertise CMA */
+	bool			dead;	/* its owner was found dead: sends
+					 * fail with -FI_ECONNREFUSED */
+	uint32_t		eagain;	/* -FI_EAGAIN sends, to pace the
+					 * liveness checks they trigger */
 	char			name[SHM_NAME_MAX];
 };
 
@@ -54,6 +58,7 @@ struct shm_tx {
 	uint32_t		flags;	/* SHM_XF_* of the message */
 	uint64_t		tag, cq_data;
 	uint64_t		cont;	/* receiver cookie of a resend */
+	uint64_t		rma_key; /* SHM_XF_RMA_WRITE: target key */
 	struct iovec		iov[SHM_XFER_IOV_MAX];
 	size_t			iov_count;
 	uint64_t		size;
@@ -76,6 +81,9 @@ struct shm_ack {
 struct shm_xfer_ep {
 	struct shm_region	*region;	/* ours: we are its consumer */
 	struct shm_wake		wake;
+	struct shm_wake_addr	self_wake;	/* our own socket: a send or
+						 * delivery made while our
+						 * progress sleeps wakes it */
 	const struct shm_xfer_ops *ops;
 	void			*user;
 	uint32_t		pid;
@@ -88,6 +96,7 @@ struct shm_xfer_ep {
 	struct shm_tx		*tx;		/* [tx_count] */
 	uint32_t		tx_count;
 	struct shm_tx		*tx_free;
+	uint32_t		tx_inuse;	/* taken from tx_free */
 	struct shm_tx		*sar_tx;	/* active SAR sends */
 	struct shm_tx		*resend_tx;	/* CMA sends to redo by SAR */
 
@@ -102,14 +111,35 @@ struct shm_xfer_ep {
 	struct shm_ack		*acks;		/* ring of pending acks */
 	uint32_t		ack_cap, ack_head, ack_len;
 
+	struct shm_rd		*rd;		/* read/atomic replies being
+						 * sent (shm_xfer_rma.c) */
+	struct shm_rd		**rd_tail;
+
 	uint32_t		polls;		/* since the last peer check */
 	struct shm_xfer_stats	stats;
+};
+
+/* A read or atomic reply going out as SHM_OP_DATA chunks, then an
+ * ACK (target side, shm_xfer_rma.c). */
+struct shm_rd {
+	struct shm_rd		*next;
+	struct shm_rpeer	*rp;	/* the initiator */
+	uint64_t		xfer_id;
+	const uint8_t		*src;	/* registered memory, or own[] */
+	uint64_t		len, off;
+	uint32_t		fails;	/* full-queue retries, for liveness */
+	uint8_t			own[];	/* copy of a temporary result */
 };
 
 /* Polls with work in flight between two liveness checks of the peers it
  * waits for (shm_xfer_reap_dead): bounds how long a dead peer holds a
  * send or a reception, without a system call on the fast path. */
 #define SHM_XFER_PEER_CHECK	4096
+/* The same bound for an owner that sleeps with such work: the liveness
+ * timer of shm_wake.h, in milliseconds. */
+#define SHM_XFER_PEER_CHECK_MS	100
+/* -FI_EAGAIN sends to one peer between two checks of its owner. */
+#define SHM_XFER_EAGAIN_CHECK	64
 
 /* shm_xfer_ep.c */
 struct shm_rpeer *shm_xfer_rpeer(struct shm_xfer_ep *ep, uint16_t idx,
@@ -117,8 +147,16 @@ struct shm_rpeer *shm_xfer_rpeer(struct shm_xfer_ep *ep, uint16_t idx,
 int shm_xfer_rpeer_map(struct shm_xfer_ep *ep, struct shm_rpeer *rp);
 void shm_xfer_poke(struct shm_xfer_ep *ep, struct shm_region *r,
 		   const struct shm_wake_addr *wake);
+/* An application call (a send, a delivery) left work for the progress
+ * source while it may sleep: wake it (one branch when it is awake). */
+void shm_xfer_self_poke(struct shm_xfer_ep *ep);
+/* A send to peer found no room: true when its owner is dead (the peer
+ * is then marked dead and its region name removed). Paced. */
+bool shm_xfer_peer_check(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer);
 
 /* shm_xfer_send.c */
+struct shm_tx *shm_xfer_tx_get(struct shm_xfer_ep *ep);
+uint64_t shm_xfer_tx_id(const struct shm_xfer_ep *ep, const struct shm_tx *tx);
 void shm_xfer_tx_put(struct shm_xfer_ep *ep, struct shm_tx *tx);
 void shm_xfer_handle_ack(struct shm_xfer_ep *ep, const struct shm_cmd *cmd);
 
@@ -140,6 +178,25 @@ int shm_xfer_sar_tx_progress(struct shm_xfer_ep *ep, unsigned budget);
 int shm_xfer_sar_rx_progress(struct shm_xfer_ep *ep, unsigned budget);
 bool shm_xfer_sar_ready(struct shm_xfer_ep *ep);
 void shm_xfer_sar_rx_finish(struct shm_xfer_rx *rx, int status);
+
+/* shm_xfer_rma.c */
+int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
+void shm_xfer_rma_dispatch(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx);
+void shm_xfer_handle_data(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
+int shm_xfer_rd_progress(struct shm_xfer_ep *ep, unsigned budget);
+void shm_xfer_rd_free_all(struct shm_xfer_ep *ep);
+/* The rx of an RMA write goes to ops->rma_done, others to rx_done. */
+static inline void shm_xfer_rx_done_cb(struct shm_xfer_ep *ep,
+				       struct shm_xfer_rx *rx, int status,
+				       uint64_t len)
+{
+	if (rx->flags & SHM_XF_RMA_ANY) {
+		if (ep->ops->rma_done)
+			ep->ops->rma_done(ep, rx, status, len);
+	} else {
+		ep->ops->rx_done(ep, rx, status, len);
+	}
+}
 
 /* copy helpers (shm_xfer_sar.c) */
 uint64_t shm_iov_total(const struct iovec *iov, size_t cnt);

@@ -53,7 +53,7 @@ static void shm_xfer_handle_cont(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	rx->proto = SHM_PROTO_SAR;
 	memcpy(&rx->u.sar, shm_cmd_payload(cmd), sizeof(rx->u.sar));
 	if (shm_xfer_rpeer_map(ep, rp) || !shm_xfer_sar_valid(rx)) {
-		ep->ops->rx_done(ep, rx, -FI_EIO, 0);
+		shm_xfer_rx_done_cb(ep, rx, -FI_EIO, 0);
 		shm_xfer_rx_free(rx);
 		return;
 	}
@@ -118,6 +118,13 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	else
 		memcpy(&rx->u.cma, shm_cmd_payload(cmd), sizeof(rx->u.cma));
 	ep->stats.rx_msgs++;
+	if (cmd->op == SHM_OP_WRITE) {
+		/* to registered memory, not matched (shm_xfer_rma.c) */
+		rx->flags |= SHM_XF_RMA_WRITE;
+		rx->key = cmd->key;
+		shm_xfer_rma_dispatch(ep, rx);
+		return 0;
+	}
 	ep->ops->rx_msg(ep, rx);
 	return 0;
 
@@ -135,7 +142,8 @@ void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 {
 	struct shm_rpeer *rp;
 
-	if (cmd->op != SHM_OP_MSG)
+	if (cmd->op != SHM_OP_MSG && cmd->op != SHM_OP_WRITE &&
+	    cmd->op != SHM_OP_READ && cmd->op != SHM_OP_ATOMIC)
 		return;
 	rp = shm_xfer_rpeer(ep, cmd->src_idx, cmd->src_gen);
 	if (!rp || shm_xfer_rpeer_map(ep, rp))
@@ -333,6 +341,9 @@ int shm_xfer_rx_deliver(struct shm_xfer_rx *rx, const struct iovec *iov,
 			      sar_buf_size;
 		rx->next = ep->sar_rx;
 		ep->sar_rx = rx;
+		/* the chunks already waiting signal nobody again: a progress
+		 * source asleep since they came must drain them (S3) */
+		shm_xfer_self_poke(ep);
 		return 1;
 	default:
 		ret = -FI_EINVAL;

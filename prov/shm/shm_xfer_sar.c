@@ -143,7 +143,8 @@ int shm_xfer_sar_start(struct shm_xfer_ep *ep, struct shm_tx *tx)
 	 * matches at once finds data, and an inject's buffer is free */
 	shm_xfer_sar_fill(ep, tx);
 
-	cmd->op = SHM_OP_MSG;
+	cmd->op = (tx->flags & SHM_XF_RMA_WRITE) && !tx->cont ?
+		  SHM_OP_WRITE : SHM_OP_MSG;
 	cmd->proto = SHM_PROTO_SAR;
 	cmd->src_idx = peer->idx;
 	cmd->src_gen = peer->gen;
@@ -156,6 +157,7 @@ int shm_xfer_sar_start(struct shm_xfer_ep *ep, struct shm_tx *tx)
 	cmd->cq_data = tx->cq_data;
 	cmd->xfer_id = 0;
 	cmd->status = 0;
+	cmd->key = tx->rma_key;
 	sar = shm_cmd_payload(cmd);
 	sar->chan = c;
 	sar->chan_gen = gen;
@@ -222,7 +224,7 @@ void shm_xfer_sar_rx_finish(struct shm_xfer_rx *rx, int status)
 	pl_store_release(&shm_xfer_rx_chan(rx)->done, done);
 	shm_xfer_poke(ep, rp->region, &rp->wake);
 	if (status != -FI_ECANCELED && rx->nchunks)
-		ep->ops->rx_done(ep, rx, status, rx->copied);
+		shm_xfer_rx_done_cb(ep, rx, status, rx->copied);
 	shm_xfer_rx_free(rx);
 }
 

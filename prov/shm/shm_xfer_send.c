@@ -7,7 +7,7 @@
 
 #include "shm_xfer_int.h"
 
-static struct shm_tx *shm_xfer_tx_get(struct shm_xfer_ep *ep)
+struct shm_tx *shm_xfer_tx_get(struct shm_xfer_ep *ep)
 {
 	struct shm_tx *tx = ep->tx_free;
 
@@ -16,6 +16,7 @@ static struct shm_tx *shm_xfer_tx_get(struct shm_xfer_ep *ep)
 	ep->tx_free = tx->next;
 	tx->next = NULL;
 	tx->gen++;
+	ep->tx_inuse++;
 	return tx;
 }
 
@@ -24,10 +25,10 @@ void shm_xfer_tx_put(struct shm_xfer_ep *ep, struct shm_tx *tx)
 	tx->state = SHM_TX_FREE;
 	tx->next = ep->tx_free;
 	ep->tx_free = tx;
+	ep->tx_inuse--;
 }
 
-static uint64_t shm_xfer_tx_id(const struct shm_xfer_ep *ep,
-			       const struct shm_tx *tx)
+uint64_t shm_xfer_tx_id(const struct shm_xfer_ep *ep, const struct shm_tx *tx)
 {
 	return (uint64_t)tx->gen << 32 | (uint64_t)(tx - ep->tx);
 }
@@ -47,7 +48,7 @@ static void shm_xfer_cmd_fill(struct shm_cmd *cmd,
 			      const struct shm_xfer_msg *msg, uint64_t size,
 			      enum shm_proto proto)
 {
-	cmd->op = SHM_OP_MSG;
+	cmd->op = (msg->flags & SHM_XF_RMA_WRITE) ? SHM_OP_WRITE : SHM_OP_MSG;
 	cmd->proto = (uint8_t)proto;
 	cmd->src_idx = peer->idx;
 	cmd->src_gen = peer->gen;
@@ -58,6 +59,7 @@ static void shm_xfer_cmd_fill(struct shm_cmd *cmd,
 	cmd->cq_data = msg->cq_data;
 	cmd->xfer_id = 0;
 	cmd->status = 0;
+	cmd->key = msg->rma_key;
 }
 
 static void shm_xfer_tx_record(struct shm_tx *tx,
@@ -69,6 +71,7 @@ static void shm_xfer_tx_record(struct shm_tx *tx,
 	tx->tag = msg->tag;
 	tx->cq_data = msg->cq_data;
 	tx->cont = 0;
+	tx->rma_key = msg->rma_key;
 	tx->iov_count = msg->iov_count;
 	memcpy(tx->iov, msg->iov, msg->iov_count * sizeof(*tx->iov));
 }
@@ -77,7 +80,8 @@ static int shm_xfer_send_inline(struct shm_xfer_ep *ep,
 				struct shm_xfer_peer *peer,
 				const struct shm_xfer_msg *msg, uint64_t size)
 {
-	bool ack = msg->flags & SHM_XF_DELIVERY;
+	/* an RMA write always learns the target's verdict */
+	bool ack = msg->flags & (SHM_XF_DELIVERY | SHM_XF_RMA_WRITE);
 	struct shm_tx *tx = NULL;
 	struct shm_cmd *cmd;
 	size_t cur = 0, off = 0;
@@ -174,6 +178,8 @@ int shm_xfer_send(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 
 	if (msg->iov_count > SHM_XFER_IOV_MAX || (msg->iov_count && !msg->iov))
 		return -FI_EINVAL;
+	if (peer->dead)
+		return -FI_ECONNREFUSED;	/* its owner died (S3) */
 	size = shm_iov_total(msg->iov, msg->iov_count);
 	proto = shm_xfer_proto(ep, peer, size);
 	/* CMA reads the user buffer later: not for inject, and only with
@@ -192,8 +198,14 @@ int shm_xfer_send(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 		ret = shm_xfer_send_sar(ep, peer, msg, size);
 		break;
 	}
-	if (ret == -FI_EAGAIN)
+	if (ret == -FI_EAGAIN) {
 		ep->stats.tx_eagain++;
+		/* no room at a dead target never frees up */
+		if (shm_xfer_peer_check(ep, peer))
+			ret = -FI_ECONNREFUSED;
+	} else if (ret == 1) {
+		shm_xfer_self_poke(ep);	/* our sleeping progress waits too */
+	}
 	return ret;
 }
 

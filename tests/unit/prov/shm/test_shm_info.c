@@ -104,7 +104,19 @@ static void test_entry_point(void **state)
 
 	assert_string_equal(prov->name, "shm");
 	assert_non_null(prov->getinfo);
-	assert_int_equal(prov->fabric(NULL, &fab, NULL), -FI_ENOSYS);
+	assert_int_equal(prov->fabric(NULL, &fab, NULL), -FI_EINVAL);
+	{
+		struct fi_fabric_attr fa = { .name = "shm", .prov_name = "shm",
+					     .api_version = FI_VERSION(1, 17) };
+		struct fi_fabric_attr other = { .name = "tcp",
+						.prov_name = "shm" };
+
+		assert_int_equal(prov->fabric(&other, &fab, NULL),
+				 -FI_ENODATA);
+		assert_int_equal(prov->fabric(&fa, &fab, NULL), 0);
+		assert_int_equal(fab->fid.fclass, FI_CLASS_FABRIC);
+		assert_int_equal(fi_close(&fab->fid), 0);
+	}
 	prov->cleanup();
 }
 

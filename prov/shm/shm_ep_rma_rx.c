@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * RMA writes, reads and atomics arriving at a shm endpoint (the target
+ * side; xfer ops rma_msg / rma_done, under the endpoint lock from the
+ * progress source).
+ *
+ * Security (DESIGN.md section 7): every request is checked against the
+ * domain's key map (pl_keymap_check: the key exists and is enabled, the
+ * whole range lies in the registration, the registration grants
+ * FI_REMOTE_WRITE / FI_REMOTE_READ) BEFORE any byte of our memory is read
+ * or written, on every path (inline, bounce buffers, process_vm_readv by
+ * us, process_vm_writev by us). A refused request changes nothing here;
+ * its initiator completes in error with:
+ *   -FI_EKEYREJECTED  unknown key (never registered, or its MR closed:
+ *                     fi_close removes the key from the map at once), or
+ *                     a key not yet enabled (FI_MR_ENDPOINT / RMA_EVENT)
+ *   -FI_EACCES        a known key, but the range leaves the registration
+ *                     or the access was not granted
+ *   -FI_EOPNOTSUPP    an atomic (op, datatype) we do not do
+ *   -FI_EINVAL        a malformed atomic request
+ *
+ * Remote events (FI_RMA_EVENT): a placed write increments the
+ * FI_REMOTE_WRITE counter, a served read the FI_REMOTE_READ counter, an
+ * atomic the one of its access (ATOMIC_READ: read, others: write); a
+ * write with remote CQ data writes FI_RMA | FI_REMOTE_WRITE |
+ * FI_REMOTE_CQ_DATA to the receive CQ (len = bytes written, data).
+ */
+#include <string.h>
+
+#include <rdma/fi_errno.h>
+
+#include "pl_cntr.h"
+#include "pl_cq.h"
+#include "shm_atomic.h"
+#include "shm_ep.h"
+
+static int shm_ep_rma_check(struct shm_ep *ep, uint64_t key, uint64_t addr,
+			    uint64_t len, uint64_t need, void **ptr_p)
+{
+	bool virt = ep->dom->base.mr_mode & FI_MR_VIRT_ADDR;
+	uint64_t base = 0;
+	int ret;
+
+	if (len > SIZE_MAX)
+		return -FI_EACCES;
+	ret = pl_keymap_check(&ep->dom->keymap, key, addr, (size_t)len, need,
+			      virt, &base);
+	if (ret)
+		return ret;
+	*ptr_p = (void *)(uintptr_t)(virt ? addr : base + addr);
+	return 0;
+}
+
+static void shm_ep_rma_event(struct shm_ep *ep, enum pl_ep_cntr_kind kind,
+			     bool cq_data, uint64_t data, uint64_t len)
+{
+	struct fid_cntr *cntr = pl_ep_cntr(&ep->base, kind);
+
+	if (ep->closing)
+		return;
+	if (cq_data && ep->base.rx_cq)
+		pl_cq_write(ep->base.rx_cq, NULL,
+			    FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
+			    (size_t)len, NULL, data, 0, FI_ADDR_NOTAVAIL);
+	if (cntr)
+		pl_cntr_inc(cntr);
+}
+
+static void shm_ep_rma_write_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
+{
+	bool cq_data = rx->flags & SHM_XF_CQ_DATA;
+	uint64_t data = rx->cq_data, size = rx->size, len = 0;
+	struct iovec iov;
+	void *dst;
+	int ret;
+
+	ret = shm_ep_rma_check(ep, rx->key, rx->tag, size, FI_REMOTE_WRITE,
+			       &dst);
+	if (ret) {
+		shm_xfer_rx_fail(rx, ret);
+		return;
+	}
+	iov.iov_base = dst;
+	iov.iov_len = (size_t)size;
+	/* rx is freed (0, error) or kept until rma_done (1) */
+	ret = shm_xfer_rx_deliver(rx, &iov, 1, &len);
+	if (ret == 0)
+		shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_WRITE, cq_data, data,
+				 len);
+}
+
+static void shm_ep_rma_read_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
+{
+	void *src;
+	int ret;
+
+	ret = shm_ep_rma_check(ep, rx->key, rx->tag, rx->size, FI_REMOTE_READ,
+			       &src);
+	if (ret) {
+		shm_xfer_rx_reply(rx, NULL, 0, ret, false);
+		return;
+	}
+	shm_xfer_rx_reply(rx, src, rx->size, 0, false);
+	shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_READ, false, 0, 0);
+}
+
+static void shm_ep_atomic_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
+{
+	const struct shm_atomic_req *req = (const void *)rx->data;
+	uint8_t result[SHM_ATOMIC_MAX_BYTES];
+	size_t max, size, bytes, need_len;
+	uint64_t access;
+	void *dst;
+	int ret;
+
+	if (rx->size < sizeof(*req)) {
+		shm_xfer_rx_reply(rx, NULL, 0, -FI_EINVAL, false);
+		return;
+	}
+	ret = shm_atomic_query(req->datatype, req->op, req->kind, &max, &size);
+	if (ret || !req->count || req->count > max) {
+		shm_xfer_rx_reply(rx, NULL, 0, ret ? ret : -FI_EINVAL, false);
+		return;
+	}
+	bytes = req->count * size;
+	need_len = sizeof(*req) + bytes *
+		   (req->kind == SHM_ATOMIC_COMPARE ? 2 : 1);
+	if (rx->size < need_len) {
+		shm_xfer_rx_reply(rx, NULL, 0, -FI_EINVAL, false);
+		return;
+	}
+	access = shm_atomic_access(req->op, req->kind);
+	ret = shm_ep_rma_check(ep, rx->key, rx->tag, bytes, access, &dst);
+	if (ret) {
+		shm_xfer_rx_reply(rx, NULL, 0, ret, false);
+		return;
+	}
+	shm_atomic_apply(req, dst, req->kind == SHM_ATOMIC_WRITE ? NULL :
+				   result);
+	shm_ep_rma_event(ep, access == FI_REMOTE_READ ?
+			 PL_EP_CNTR_REMOTE_READ : PL_EP_CNTR_REMOTE_WRITE,
+			 false, 0, 0);
+	if (req->kind == SHM_ATOMIC_WRITE)
+		shm_xfer_rx_reply(rx, NULL, 0, 0, false);
+	else
+		shm_xfer_rx_reply(rx, result, bytes, 0, true);
+}
+
+void shm_ep_rma_msg(struct shm_xfer_ep *xep, struct shm_xfer_rx *rx)
+{
+	struct shm_ep *ep = shm_xfer_ep_user(xep);
+
+	if (rx->flags & SHM_XF_RMA_WRITE)
+		shm_ep_rma_write_in(ep, rx);
+	else if (rx->flags & SHM_XF_RMA_READ)
+		shm_ep_rma_read_in(ep, rx);
+	else
+		shm_ep_atomic_in(ep, rx);
+}
+
+void shm_ep_rma_done(struct shm_xfer_ep *xep, struct shm_xfer_rx *rx,
+		     int status, uint64_t len)
+{
+	struct shm_ep *ep = shm_xfer_ep_user(xep);
+
+	if (status || !(rx->flags & SHM_XF_RMA_WRITE))
+		return;	/* the initiator learns a failure; nothing here */
+	shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_WRITE,
+			 rx->flags & SHM_XF_CQ_DATA, rx->cq_data, len);
+}
