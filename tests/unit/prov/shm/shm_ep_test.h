@@ -21,6 +21,8 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
+#include <stdio.h>
+
 #include "shm_test.h"
 
 #define TEP_NAME_MAX 128
@@ -54,10 +56,35 @@ static inline struct tep_board *tep_board_new(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* Runs fn(rank) in n fork()ed children, ranks 0..n-1, and waits for them
+ * all; 0 when every child exited 0. */
+static inline int tep_run_ranks(int n, void (*fn)(void *))
+{
+	pid_t pid[TEP_PROCS_MAX];
+	int fail = 0;
+
+	for (intptr_t i = 0; i < n; i++)
+		pid[i] = shm_test_spawn(fn, (void *)i);
+	for (int i = 0; i < n; i++) {
+		int st = shm_test_wait(pid[i]);
+
+		if (st) {
+			fprintf(stderr, "rank %d exited %d\n", i, st);
+			fail = 1;
+		}
+	}
+	return fail;
+}
+
 /* Open the stack. caps: what to ask fi_getinfo for. Two CQs of format
  * TAGGED: receives (read by the test) and sends (counted by
- * tep_tx_drain). Returns 0 or a negative fi_errno. */
-static inline int tep_open(struct tep *t, uint64_t caps)
+ * tep_tx_drain). Returns 0 or a negative fi_errno.
+ * tep_open_bound stops before fi_enable, so that a test can bind more
+ * (counters) first; tep_enable finishes. data_progress:
+ * FI_PROGRESS_UNSPEC (the provider's default, manual), or
+ * FI_PROGRESS_AUTO / MANUAL as asked. */
+static inline int tep_open_bound(struct tep *t, uint64_t caps,
+				 enum fi_progress progress)
 {
 	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED,
 				  .wait_obj = FI_WAIT_NONE, .size = 4096 };
@@ -72,6 +99,7 @@ static inline int tep_open(struct tep *t, uint64_t caps)
 	hints->caps = caps;
 	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY |
 				      FI_MR_ALLOCATED;
+	hints->domain_attr->data_progress = progress;
 	hints->fabric_attr->prov_name = strdup("shm");
 	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &t->info);
 	fi_freeinfo(hints);
@@ -85,11 +113,35 @@ static inline int tep_open(struct tep *t, uint64_t caps)
 	    (ret = fi_endpoint(t->domain, t->info, &t->ep, NULL)) ||
 	    (ret = fi_ep_bind(t->ep, &t->av->fid, 0)) ||
 	    (ret = fi_ep_bind(t->ep, &t->cq->fid, FI_RECV)) ||
-	    (ret = fi_ep_bind(t->ep, &t->txcq->fid, FI_TRANSMIT)) ||
-	    (ret = fi_enable(t->ep)))
+	    (ret = fi_ep_bind(t->ep, &t->txcq->fid, FI_TRANSMIT)))
+		return ret;
+	return 0;
+}
+
+/* fi_enable, then the endpoint's name into t->name. */
+static inline int tep_enable(struct tep *t)
+{
+	int ret = fi_enable(t->ep);
+
+	if (ret)
 		return ret;
 	t->namelen = sizeof(t->name);
 	return fi_getname(&t->ep->fid, t->name, &t->namelen);
+}
+
+static inline int tep_open_progress(struct tep *t, uint64_t caps,
+				    enum fi_progress progress)
+{
+	int ret = tep_open_bound(t, caps, progress);
+
+	return ret ? ret : tep_enable(t);
+}
+
+
+
+static inline int tep_open(struct tep *t, uint64_t caps)
+{
+	return tep_open_progress(t, caps, FI_PROGRESS_UNSPEC);
 }
 
 static inline void tep_close(struct tep *t)

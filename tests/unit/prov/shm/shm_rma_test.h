@@ -51,43 +51,18 @@ static inline int rt_open(struct rt *r)
 				   .wait_obj = FI_WAIT_NONE };
 	static const uint64_t bind[RT_NCNTR] = {
 		FI_REMOTE_WRITE, FI_REMOTE_READ, FI_WRITE, FI_READ };
-	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED,
-				  .wait_obj = FI_WAIT_NONE, .size = 4096 };
-	struct fi_av_attr ava = { .type = FI_AV_TABLE };
-	struct fi_info *hints = fi_allocinfo();
 	struct tep *t = &r->t;
 	int ret, i;
 
 	memset(r, 0, sizeof(*r));
-	if (!hints)
-		return -FI_ENOMEM;
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = RT_CAPS;
-	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY |
-				      FI_MR_ALLOCATED;
-	hints->fabric_attr->prov_name = strdup("shm");
-	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &t->info);
-	fi_freeinfo(hints);
+	ret = tep_open_bound(t, RT_CAPS, FI_PROGRESS_UNSPEC);
 	if (ret)
-		return ret;
-	if ((ret = fi_fabric(t->info->fabric_attr, &t->fabric, NULL)) ||
-	    (ret = fi_domain(t->fabric, t->info, &t->domain, NULL)) ||
-	    (ret = fi_cq_open(t->domain, &cqa, &t->cq, NULL)) ||
-	    (ret = fi_cq_open(t->domain, &cqa, &t->txcq, NULL)) ||
-	    (ret = fi_av_open(t->domain, &ava, &t->av, NULL)) ||
-	    (ret = fi_endpoint(t->domain, t->info, &t->ep, NULL)) ||
-	    (ret = fi_ep_bind(t->ep, &t->av->fid, 0)) ||
-	    (ret = fi_ep_bind(t->ep, &t->cq->fid, FI_RECV)) ||
-	    (ret = fi_ep_bind(t->ep, &t->txcq->fid, FI_TRANSMIT)))
 		return ret;
 	for (i = 0; i < RT_NCNTR; i++)
 		if ((ret = fi_cntr_open(t->domain, &ca, &r->cntr[i], NULL)) ||
 		    (ret = fi_ep_bind(t->ep, &r->cntr[i]->fid, bind[i])))
 			return ret;
-	if ((ret = fi_enable(t->ep)))
-		return ret;
-	t->namelen = sizeof(t->name);
-	return fi_getname(&t->ep->fid, t->name, &t->namelen);
+	return tep_enable(t);
 }
 
 static inline void rt_close(struct rt *r)

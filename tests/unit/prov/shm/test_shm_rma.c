@@ -42,23 +42,8 @@ static void rt_setup(struct rt *r, int rank, int n, fi_addr_t *addrs)
 
 static int run_children(int n, void (*fn)(void *))
 {
-	pid_t pid[TEP_PROCS_MAX];
-	int fail = 0;
-
 	board = rt_board_new();
-	if (!board)
-		return 1;
-	for (intptr_t i = 0; i < n; i++)
-		pid[i] = shm_test_spawn(fn, (void *)i);
-	for (int i = 0; i < n; i++) {
-		int st = shm_test_wait(pid[i]);
-
-		if (st) {
-			fprintf(stderr, "rank %d exited %d\n", i, st);
-			fail = 1;
-		}
-	}
-	return fail;
+	return board ? tep_run_ranks(n, fn) : 1;
 }
 
 static struct fid_mr *reg(struct rt *r, void *buf, size_t len,
