@@ -259,8 +259,13 @@ __attribute__((destructor)) static void pl_registry_fini(void)
 			if (pl_provs[i].fi->cleanup)
 				pl_provs[i].fi->cleanup();
 		/* Calls that still arrive (from other destructors) find
-		 * nothing. */
+		 * nothing; the table goes, so that dlclose() of the
+		 * library leaks nothing. */
 		pl_nprovs = 0;
+		pl_provs_cap = 0;
+		free(pl_provs);
+		pl_provs = NULL;
+		pl_prov_filter_fini(&pl_filter);
 	}
 	pl_param_release_all();
 }
