@@ -4,7 +4,8 @@
 # reference libfabric and on propel, alternately (A B A B ...) in this one
 # invocation, each run pinned (BF_PIN=1: rank r on CPU r), then prints per
 # size the median of each library, the ratio and the spread, and writes a
-# CSV and PNG plots (gnuplot).
+# CSV and PNG plots (gnuplot). Each run is pinned (BF_PIN=1: rank r on
+# CPU r) except the multi-threaded ones.
 #
 #   perf/compare.sh [--quick] [--reps N] [--prov shm] [--out DIR] [--build DIR]
 #
@@ -33,29 +34,42 @@ mkdir -p "$out"
 raw="$out/raw.csv"
 : >"$raw"
 
-# name|binary|args: the benchmarks and their size ranges
+# name|binary|args|pin: the benchmarks and their size ranges; pin=0 for
+# a program whose threads need every CPU (it unsets BF_PIN itself anyway)
 if [ "$quick" = 1 ]; then
 	size_args="-M 65536 -r 3 -w 1 -i 500"
 	bw_args="-M 1048576 -r 3 -w 1 -i 1024"
+	rma_args="-M 1048576 -r 3 -w 1 -i 500"
+	few="-r 3 -w 1"
 else
 	size_args="-M 4194304 -r 5 -w 2 -i 2000"
 	bw_args="-M 4194304 -r 5 -w 2 -i 4096"
+	rma_args="-M 4194304 -r 5 -w 2 -i 2000"
+	few="-r 7 -w 2"
 fi
 benches=(
-	"pingpong_msg|$bin/bench_fabric_pingpong|-p $prov $size_args"
-	"pingpong_tagged|$bin/bench_fabric_pingpong|-p $prov -t $size_args"
-	"bw_msg|$bin/bench_fabric_bw|-p $prov $bw_args"
+	"pingpong_msg|$bin/bench_fabric_pingpong|-p $prov $size_args|1"
+	"pingpong_tagged|$bin/bench_fabric_pingpong|-p $prov -t $size_args|1"
+	"bw_msg|$bin/bench_fabric_bw|-p $prov $bw_args|1"
+	"rma|$bin/bench_fabric_rma|-p $prov $rma_args|1"
+	"mt_rate|$bin/bench_fabric_mt_rate|-p $prov -T 2 -i 16384 $few|0"
+	"progress|$bin/bench_fabric_progress|-p $prov $few|0"
+	"startup|$bin/bench_fabric_startup|-p $prov $few|1"
+	"mem|$bin/bench_fabric_mem|-p $prov -P 32|1"
 )
 
 # run_one LIBRARY NAME BINARY ARGS: appends the CSV rows, tagged with the
 # repetition, to $raw; a library that cannot run the benchmark is reported.
 run_one() {
-	local library=$1 name=$2 binary=$3 args=$4 rep=$5 envs=()
+	local library=$1 name=$2 binary=$3 args=$4 rep=$5 pin=$6 envs=()
 	[ "$library" = propel ] && envs=(LD_LIBRARY_PATH="$lib")
+	[ "$pin" = 1 ] && envs+=(BF_PIN=1)
 	local tmp
 	tmp=$(mktemp)
-	if env "${envs[@]}" BF_PIN=1 timeout 600 "$binary" $args >"$tmp" 2>"$tmp.err"; then
-		sed -n "2,\$s/^/$rep,/p" "$tmp" >>"$raw"
+	if env "${envs[@]}" timeout 600 "$binary" $args >"$tmp" 2>"$tmp.err"; then
+		# data rows only: not the header, not "# ... n/a" lines
+		grep -v '^benchmark,\|^#' "$tmp" | sed "s/^/$rep,/" >>"$raw"
+		grep '^#' "$tmp" | sed "s/^/  $library: /" >&2
 	else
 		echo "  $library: $name failed: $(tail -1 "$tmp.err")" >&2
 	fi
@@ -63,11 +77,11 @@ run_one() {
 }
 
 for entry in "${benches[@]}"; do
-	IFS='|' read -r name binary args <<<"$entry"
+	IFS='|' read -r name binary args pin <<<"$entry"
 	for rep in $(seq 1 "$reps"); do
 		echo "== $name: repetition $rep of $reps (reference, then propel)" >&2
-		run_one reference "$name" "$binary" "$args" "$rep"
-		run_one propel "$name" "$binary" "$args" "$rep"
+		run_one reference "$name" "$binary" "$args" "$rep" "$pin"
+		run_one propel "$name" "$binary" "$args" "$rep" "$pin"
 	done
 done
 

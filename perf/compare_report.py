@@ -12,7 +12,10 @@ import subprocess
 import sys
 from collections import defaultdict
 
-LOWER_IS_BETTER = {"us"}
+LOWER_IS_BETTER = {"us", "ms", "KiB", "%"}
+# what the plots show: the size-swept latency and bandwidth series
+PLOT_LATENCY = ("pingpong_msg", "pingpong_tagged", "put_lat", "get_lat")
+PLOT_BANDWIDTH = ("bw_msg", "put_bw", "get_bw")
 
 
 def load(path):
@@ -72,14 +75,15 @@ def table(rows):
 
 
 def plot(rows, out):
-    """latency.png: ping-pong latency; bandwidth.png: windowed bandwidth."""
+    """latency.png: ping-pong and RMA latency; bandwidth.png: windowed
+    bandwidth, two-sided and one-sided."""
     plots = {
-        "latency.png": ("us", "half round trip (us)"),
-        "bandwidth.png": ("MB/s", "bandwidth (MB/s)"),
+        "latency.png": (PLOT_LATENCY, "latency (us): ping-pong half round trip, RMA per operation"),
+        "bandwidth.png": (PLOT_BANDWIDTH, "bandwidth (MB/s)"),
     }
-    for png, (unit, ylabel) in plots.items():
+    for png, (benches, ylabel) in plots.items():
         series = []
-        for bench in sorted({r["benchmark"] for r in rows if r["unit"] == unit}):
+        for bench in [b for b in benches if any(r["benchmark"] == b for r in rows)]:
             for lib in ("reference", "propel"):
                 pts = [(r["size"], r[lib]) for r in rows
                        if r["benchmark"] == bench and lib in r]

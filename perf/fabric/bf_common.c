@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/fi_cm.h>
@@ -36,7 +37,7 @@ void bf_opts_parse(int argc, char **argv, const char *usage_extra,
 		.reps = 7, .warmup = 2, .iters = 2000,
 		.progress = FI_PROGRESS_UNSPEC,
 	};
-	while ((c = getopt(argc, argv, "p:tm:M:r:w:i:a")) != -1) {
+	while ((c = getopt(argc, argv, "p:tm:M:r:w:i:aT:s:P:")) != -1) {
 		switch (c) {
 		case 'p': opts->prov = optarg; break;
 		case 't': opts->tagged = true; break;
@@ -46,9 +47,13 @@ void bf_opts_parse(int argc, char **argv, const char *usage_extra,
 		case 'w': opts->warmup = (unsigned)atoi(optarg); break;
 		case 'i': opts->iters = (unsigned)atoi(optarg); break;
 		case 'a': opts->progress = FI_PROGRESS_AUTO; break;
+		case 'T': opts->threads = (unsigned)atoi(optarg); break;
+		case 's': opts->size = strtoull(optarg, NULL, 0); break;
+		case 'P': opts->peers = (unsigned)atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: %s [-p prov] [-t] [-m min] [-M max] "
-				"[-r reps] [-w warmup] [-i iters] [-a]%s\n",
+				"[-r reps] [-w warmup] [-i iters] [-a] [-T threads] "
+				"[-s size] [-P peers]%s\n",
 				argv[0], usage_extra ? usage_extra : "");
 			exit(2);
 		}
@@ -70,7 +75,7 @@ unsigned bf_iters_for(const struct bf_opts *opts, size_t len)
 	return opts->iters < cap ? opts->iters : (unsigned)cap;
 }
 
-static struct fi_info *bf_hints(const struct bf_opts *opts)
+struct fi_info *bf_hints(const struct bf_opts *opts)
 {
 	struct fi_info *hints = fi_allocinfo();
 
@@ -81,23 +86,42 @@ static struct fi_info *bf_hints(const struct bf_opts *opts)
 	hints->mode = FI_CONTEXT;
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
 		FI_MR_ALLOCATED | FI_MR_PROV_KEY;
-	hints->domain_attr->threading = FI_THREAD_DOMAIN;
+	hints->domain_attr->threading = opts->threading ? opts->threading :
+					FI_THREAD_DOMAIN;
 	hints->domain_attr->data_progress = opts->progress;
 	hints->fabric_attr->prov_name = strdup(opts->prov);
 	return hints;
 }
 
-static void bf_open(struct bf_side *side)
+int bf_probe(const struct bf_opts *opts)
+{
+	struct fi_info *hints = bf_hints(opts), *info = NULL;
+	int ret;
+
+	if (!hints)
+		return -FI_ENOMEM;
+	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info);
+	fi_freeinfo(hints);
+	if (!ret)
+		fi_freeinfo(info);
+	return ret;
+}
+
+void bf_side_open(struct bf_side *side)
 {
 	const struct bf_opts *opts = side->opts;
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT,
 				      .wait_obj = FI_WAIT_NONE };
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
 	struct fi_info *hints = bf_hints(opts);
+	struct timespec now;
 	long ret;
 
 	if (!hints)
 		bf_die(side, "fi_allocinfo", -FI_ENOMEM);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	side->t_getinfo_ns = (uint64_t)now.tv_sec * 1000000000u +
+			     (uint64_t)now.tv_nsec;
 	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &side->info);
 	fi_freeinfo(hints);
 	if (ret)
@@ -136,7 +160,7 @@ static void bf_open(struct bf_side *side)
 }
 
 /* Write all of len bytes, or die. */
-static void bf_sock_write(struct bf_side *side, const void *p, size_t len)
+void bf_sock_write(struct bf_side *side, const void *p, size_t len)
 {
 	ssize_t n;
 
@@ -151,7 +175,7 @@ static void bf_sock_write(struct bf_side *side, const void *p, size_t len)
 	}
 }
 
-static void bf_sock_read(struct bf_side *side, void *p, size_t len)
+void bf_sock_read(struct bf_side *side, void *p, size_t len)
 {
 	ssize_t n;
 
@@ -185,7 +209,7 @@ static void bf_connect(struct bf_side *side)
 		bf_die(side, "fi_av_insert", ret);
 }
 
-static void bf_close(struct bf_side *side)
+void bf_side_close(struct bf_side *side)
 {
 	if (side->mr)
 		fi_close(&side->mr->fid);
@@ -321,12 +345,12 @@ int bf_run_pair(const struct bf_opts *opts,
 	side.sock = sv[side.rank];
 	bf_pin(side.rank);
 	close(sv[!side.rank]);
-	bf_open(&side);
+	bf_side_open(&side);
 	bf_connect(&side);
 	bf_barrier(&side);
 	rc = body(&side, arg);
 	bf_barrier(&side);
-	bf_close(&side);
+	bf_side_close(&side);
 	close(side.sock);
 	if (child == 0)
 		_exit(rc);

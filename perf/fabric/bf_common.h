@@ -35,6 +35,10 @@ struct bf_opts {
 	unsigned iters;		/* -i: operations per sample at 1 byte */
 	enum fi_progress progress; /* -a: FI_PROGRESS_AUTO, else unspec */
 	uint64_t caps;		/* extra caps a benchmark needs (FI_RMA...) */
+	enum fi_threading threading; /* unspec: FI_THREAD_DOMAIN */
+	unsigned threads;	/* -T: thread pairs (0: the program's default) */
+	size_t size;		/* -s: one message size (0: the program's default) */
+	unsigned peers;		/* -P: peers (0: the program's default) */
 };
 
 struct bf_side {
@@ -51,6 +55,7 @@ struct bf_side {
 	struct fid_mr *mr;
 	void *desc;		/* fi_mr_desc when the domain wants FI_MR_LOCAL */
 	fi_addr_t peer;
+	uint64_t t_getinfo_ns;	/* CLOCK_MONOTONIC when bf_side_open called fi_getinfo */
 	char *buf;		/* 2 * max_size: send half, receive half */
 	size_t buf_size;
 	uint64_t tx_done;	/* completions seen so far */
@@ -78,6 +83,21 @@ void bf_recv(struct bf_side *side, size_t len, unsigned slot);
 void bf_wait(struct bf_side *side, uint64_t tx, uint64_t rx);
 /* Both processes reach this point before either goes on. */
 void bf_barrier(struct bf_side *side);
+
+/* The hints every benchmark asks with (caller frees with fi_freeinfo),
+ * and fi_getinfo with them: 0, or the negative error (-FI_ENODATA when
+ * this library cannot offer what opts ask for). */
+struct fi_info *bf_hints(const struct bf_opts *opts);
+int bf_probe(const struct bf_opts *opts);
+
+/* One side's resources without bf_run_pair: open (fi_getinfo through an
+ * enabled endpoint and a buffer of 2 * opts->max_size; dies on an error)
+ * and close. side->opts and side->rank must be set. */
+void bf_side_open(struct bf_side *side);
+void bf_side_close(struct bf_side *side);
+/* All of len bytes over side->sock, or die. */
+void bf_sock_write(struct bf_side *side, const void *p, size_t len);
+void bf_sock_read(struct bf_side *side, void *p, size_t len);
 
 /* Iterations per sample for a message of len bytes: iters at 1 byte,
  * fewer for large messages so each sample moves a bounded volume. */
