@@ -68,8 +68,8 @@ run_one() {
 	tmp=$(mktemp)
 	if env "${envs[@]}" timeout 600 "$binary" $args >"$tmp" 2>"$tmp.err"; then
 		# data rows only: not the header, not "# ... n/a" lines
-		grep -v '^benchmark,\|^#' "$tmp" | sed "s/^/$rep,/" >>"$raw"
-		grep '^#' "$tmp" | sed "s/^/  $library: /" >&2
+		{ grep -v '^benchmark,\|^#' "$tmp" || true; } | sed "s/^/$rep,/" >>"$raw"
+		grep '^#' "$tmp" | sed "s/^/  $library: /" >&2 || true
 	else
 		echo "  $library: $name failed: $(tail -1 "$tmp.err")" >&2
 	fi

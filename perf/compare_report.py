@@ -97,9 +97,10 @@ def plot(rows, out):
         if not series:
             continue
         script = [
-            "set terminal png size 900,560",
+            "set terminal png size 900,560 noenhanced",
             f"set output '{os.path.join(out, png)}'",
             "set logscale x 2", "set logscale y 10", "set grid",
+            "set format x '%.0b%B'",
             "set key left top", "set xlabel 'message size (bytes)'",
             f"set ylabel '{ylabel}'",
             "plot " + ", ".join(f"'{d}' using 1:2 with linespoints title '{t}'"
