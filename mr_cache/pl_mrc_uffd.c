@@ -98,6 +98,8 @@ struct pl_mrc_uffd {
 	pl_atomic_int running;
 	/* Set by the reader when it has left its loop (S1). */
 	pl_atomic_int reader_done;
+	/* Set by the reader just before its loop (S3); start waits for it. */
+	pl_atomic_int reader_ready;
 	/* Subscribed ranges, page-aligned, repeated once per subscriber. */
 	pthread_mutex_t sub_lock;
 	struct pl_mrc_itree subs;		/* sub_lock */
@@ -164,6 +166,9 @@ static void *pl_mrc_uffd_reader(void *arg)
 		{ .fd = u->stop_fd, .events = POLLIN },
 	};
 
+	/* S3 release: pairs with the acquire in pl_mrc_uffd_start. From
+	 * here on this thread takes no lock (the file comment). */
+	pl_store_release(&u->reader_ready, 1);
 	for (;;) {
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno != EINTR)
@@ -474,6 +479,7 @@ int pl_mrc_uffd_start(struct pl_mrc_monitor **mon_p, const char **why_p)
 	pl_store_relaxed(&u->faults, 0);
 	pl_store_relaxed(&u->read_errno, 0);
 	pl_store_relaxed(&u->reader_done, 0);
+	pl_store_relaxed(&u->reader_ready, 0);
 	pl_mrc_itree_init(&u->subs);
 	u->page_mask = (uintptr_t)sysconf(_SC_PAGESIZE) - 1;
 
@@ -513,6 +519,15 @@ int pl_mrc_uffd_start(struct pl_mrc_monitor **mon_p, const char **why_p)
 		ret = -FI_ENOMEM;
 		goto err_stop_fd;
 	}
+	/* No range is registered before the reader is in its loop: a new
+	 * thread's start-up can take locks (the C library's, a sanitizer
+	 * runtime's) that a thread the kernel holds in munmap for an unread
+	 * event may own, and then nobody would read it (seen under ASan in a
+	 * forked child: the start-up waited on a futex while the unmapping
+	 * thread waited for the reader). S3 acquire: pairs with the release
+	 * in the reader. */
+	while (!pl_load_acquire(&u->reader_ready))
+		sched_yield();
 	pl_store_relaxed(&u->running, 1);
 	*mon_p = &u->mon;
 	return 0;
