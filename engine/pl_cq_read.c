@@ -107,14 +107,14 @@ static ssize_t pl_cq_read_common(struct pl_cq *cq, void *buf, size_t count,
 
 	if (count && !buf)
 		return -FI_EINVAL;
-	if (cq->ctx)
-		pl_progress_ctx_poll(cq->ctx);
-	else if (cq->dom->ctx)
-		/* auto progress: an application polling its CQ drives the
-		 * sources itself, and the thread backs off (docs/progress.md,
-		 * "Back-off while the application polls"); without this a
-		 * thread sharing the application's core answers only at the
-		 * scheduler's pace (shm 8 B ping-pong: ~200 us, S3) */
+	/* Both modes drive the domain's sources: manual progress needs it,
+	 * and under auto progress an application polling its CQ does the
+	 * work itself while the thread backs off (docs/progress.md,
+	 * "Back-off while the application polls"); without it a thread
+	 * sharing the application's core answers only at the scheduler's
+	 * pace (shm 8 B ping-pong: ~200 us, S3). cq->ctx (manual only) is
+	 * the same context. */
+	if (cq->dom->ctx)
 		pl_progress_ctx_poll(cq->dom->ctx);
 	if (!count)
 		return 0;
