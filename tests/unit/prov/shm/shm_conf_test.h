@@ -54,20 +54,11 @@ struct cep {
 
 static inline int conf_open(struct conf *c, uint64_t caps)
 {
-	struct fi_info *hints = fi_allocinfo();
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	if (!hints)
-		return -FI_ENOMEM;
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = caps;
-	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY |
-				      FI_MR_ALLOCATED;
-	hints->domain_attr->threading = FI_THREAD_SAFE;
-	hints->fabric_attr->prov_name = strdup("shm");
-	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &c->info);
-	fi_freeinfo(hints);
+	ret = shm_test_getinfo(caps, FI_THREAD_SAFE, FI_PROGRESS_UNSPEC,
+			       &c->info);
 	if (ret)
 		return ret;
 	if ((ret = fi_fabric(c->info->fabric_attr, &c->fabric, NULL)))

@@ -89,20 +89,10 @@ static inline int tep_open_bound(struct tep *t, uint64_t caps,
 	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED,
 				  .wait_obj = FI_WAIT_NONE, .size = 4096 };
 	struct fi_av_attr ava = { .type = FI_AV_TABLE };
-	struct fi_info *hints = fi_allocinfo();
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	if (!hints)
-		return -FI_ENOMEM;
-	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = caps;
-	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY |
-				      FI_MR_ALLOCATED;
-	hints->domain_attr->data_progress = progress;
-	hints->fabric_attr->prov_name = strdup("shm");
-	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &t->info);
-	fi_freeinfo(hints);
+	ret = shm_test_getinfo(caps, FI_THREAD_UNSPEC, progress, &t->info);
 	if (ret)
 		return ret;
 	if ((ret = fi_fabric(t->info->fabric_attr, &t->fabric, NULL)) ||

@@ -15,6 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <rdma/fabric.h>
+#include <rdma/fi_errno.h>
+
 #define SHM_TEST_ALARM_S 30
 
 #define SHM_CHECK(cond)                                                      \
@@ -72,6 +75,30 @@ static inline int shm_test_verify(const void *buf, uint64_t len, uint64_t seq)
 		if (((const uint8_t *)buf)[i] != shm_test_byte(seq, i))
 			return -1;
 	return 0;
+}
+
+/* fi_getinfo for the shm provider as the endpoint tests ask for it: RDM,
+ * caps, the mr_mode bits every test supports, and the threading and
+ * data_progress asked for (0: unspecified). */
+static inline int shm_test_getinfo(uint64_t caps, enum fi_threading threading,
+				   enum fi_progress progress,
+				   struct fi_info **info_p)
+{
+	struct fi_info *hints = fi_allocinfo();
+	int ret;
+
+	if (!hints)
+		return -FI_ENOMEM;
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = caps;
+	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY |
+				      FI_MR_ALLOCATED;
+	hints->domain_attr->threading = threading;
+	hints->domain_attr->data_progress = progress;
+	hints->fabric_attr->prov_name = strdup("shm");
+	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, info_p);
+	fi_freeinfo(hints);
+	return ret;
 }
 
 #endif /* PROPEL_TESTS_SHM_TEST_H */
