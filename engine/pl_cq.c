@@ -67,6 +67,7 @@
  * Edges, for cross-reference: A1 pairs with A4 (release sequence); F1
  * pairs with F2 (Dekker); E1 (release increment of err_count in
  * pl_cq_write_err) pairs with E2 (acquire loads in reads and ready());
+ * E3 (decrement in readerr, under err_lock) pairs with E2 too;
  * R1 (acq_rel refs RMW) pairs with R2 (acquire load in close).
  */
 #include <errno.h>

@@ -193,6 +193,9 @@ ssize_t pl_cq_readerr(struct fid_cq *fcq, struct fi_cq_err_entry *buf,
 	cq->err_head = e->next;
 	if (!cq->err_head)
 		cq->err_tail = NULL;
+	/* E3, under err_lock like the list: acq_rel, so that a reader's E2
+	 * acquire that sees the lower count also sees the entry gone; the
+	 * list itself is ordered by err_lock. */
 	pl_fetch_sub_acq_rel(&cq->err_count, 1);
 	/* the data handed out before stays valid until now */
 	free(cq->err_hold);

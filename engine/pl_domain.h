@@ -105,6 +105,8 @@ static inline void pl_domain_child_get(struct pl_domain *dom)
 
 static inline void pl_domain_child_put(struct pl_domain *dom)
 {
+	/* acq_rel: the child's teardown is released to fini's acquire load
+	 * (see pl_domain_child_get) */
 	pl_fetch_sub_acq_rel(&dom->children, 1);
 }
 

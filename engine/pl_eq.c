@@ -77,6 +77,9 @@ static void pl_eq_pop_locked(struct pl_eq *q, struct pl_eq_list *l)
 	l->head = e->next;
 	if (!l->head)
 		l->tail = NULL;
+	/* acq_rel, under q->lock like the list: the lock orders the lists;
+	 * the count is only the lock-free hint pl_eq_ready reads (its
+	 * acquire pairs with this and with pl_eq_push's increment). */
 	pl_fetch_sub_acq_rel(&q->count, 1);
 	if (l == &q->err) {
 		/* fi_eq(3): a provider-owned err_data stays valid until
