@@ -113,12 +113,18 @@ int shm_wake_timer_start(struct shm_wake *w, unsigned ms)
 			.tv_nsec = (long)(ms % 1000) * 1000000L,
 		},
 	};
+	uint64_t deadline_ns;
 
 	if (w->timer_set)
 		return 0;
+	/* read the clock before arming: the kernel's expiry is then never
+	 * earlier than our deadline, so once the descriptor turns readable
+	 * due() agrees (read after arming, a wake-up could land a few
+	 * nanoseconds before the deadline and be refused) */
+	deadline_ns = shm_wake_now_ns() + (uint64_t)ms * 1000000ull;
 	if (timerfd_settime(w->timer_fd, 0, &its, NULL))
 		return -errno;
-	w->deadline_ns = shm_wake_now_ns() + (uint64_t)ms * 1000000ull;
+	w->deadline_ns = deadline_ns;
 	w->timer_set = true;
 	return 0;
 }

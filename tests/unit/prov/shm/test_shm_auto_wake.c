@@ -26,11 +26,13 @@ static const struct shm_layout_req req = {
 	.cmdq_slots = 16, .inline_max = 64, .peer_count = 4,
 };
 
-static void own_name(char *buf, size_t len)
+/* each test its own name, so one that fails (and leaves its socket
+ * bound) does not make the next fail with -FI_EADDRINUSE */
+static void own_name(unsigned idx, char *buf, size_t len)
 {
 	char addr[SHM_NAME_MAX];
 
-	shm_addr_format(getpid(), getuid(), 7, addr, sizeof(addr));
+	shm_addr_format(getpid(), getuid(), idx, addr, sizeof(addr));
 	shm_addr_region_name(addr, buf, len);
 }
 
@@ -48,7 +50,7 @@ static void test_timer_wakes_and_is_consumed(void **state)
 	struct shm_wake w;
 
 	(void)state;
-	own_name(name, sizeof(name));
+	own_name(8, name, sizeof(name));
 	assert_int_equal(shm_wake_open(&w, name), 0);
 	assert_false(readable(shm_wake_fd(&w), 0));
 	assert_false(shm_wake_timer_due(&w));	/* none running */
@@ -71,7 +73,7 @@ static void test_due_before_expiry_is_false(void **state)
 	struct shm_wake w;
 
 	(void)state;
-	own_name(name, sizeof(name));
+	own_name(9, name, sizeof(name));
 	assert_int_equal(shm_wake_open(&w, name), 0);
 	assert_int_equal(shm_wake_timer_start(&w, 60000), 0);
 	assert_false(shm_wake_timer_due(&w));
@@ -88,7 +90,7 @@ static void test_self_signal_wakes(void **state)
 	struct shm_wake w;
 
 	(void)state;
-	own_name(name, sizeof(name));
+	own_name(10, name, sizeof(name));
 	assert_int_equal(shm_wake_open(&w, name), 0);
 	assert_int_equal(shm_region_create(name, &req, 0, &own), 0);
 	shm_wake_addr_init(&self, name);
