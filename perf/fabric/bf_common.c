@@ -307,19 +307,32 @@ void bf_barrier(struct bf_side *side)
 }
 
 /* BF_PIN=1 puts rank r on CPU r (modulo the CPUs we may use), so the
- * two processes of a run never share or swap cores. */
+ * two processes of a run never share or swap cores. The CPUs are those
+ * the process had before its first pair: the parent stays pinned after a
+ * pair, and a later child would otherwise inherit that single CPU and
+ * land on it too (both ranks on one core). */
+static cpu_set_t bf_pin_allowed;
+static bool bf_pin_saved;
+
+static void bf_pin_save(void)
+{
+	if (!bf_pin_saved &&
+	    !sched_getaffinity(0, sizeof(bf_pin_allowed), &bf_pin_allowed))
+		bf_pin_saved = true;
+}
+
 static void bf_pin(int rank)
 {
 	const char *env = getenv("BF_PIN");
-	cpu_set_t allowed, one;
+	cpu_set_t one;
 	int cpu, n = 0;
 
-	if (!env || strcmp(env, "1") || sched_getaffinity(0, sizeof(allowed), &allowed))
+	if (!env || strcmp(env, "1") || !bf_pin_saved)
 		return;
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &allowed))
+		if (!CPU_ISSET(cpu, &bf_pin_allowed))
 			continue;
-		if (n++ == rank % CPU_COUNT(&allowed)) {
+		if (n++ == rank % CPU_COUNT(&bf_pin_allowed)) {
 			CPU_ZERO(&one);
 			CPU_SET(cpu, &one);
 			sched_setaffinity(0, sizeof(one), &one);
@@ -338,6 +351,7 @@ int bf_run_pair(const struct bf_opts *opts,
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		return 1;
 	fflush(NULL);
+	bf_pin_save();	/* before any pair pinned us */
 	child = fork();
 	if (child < 0)
 		return 1;
