@@ -226,15 +226,26 @@ static void test_backs_off_while_app_polls(void **state)
 	pt_src_init_efd(&s);
 	assert_int_equal(pl_progress_source_add(ctx, &s.src), 0);
 	pl_progress_ctx_stats(ctx, &st0);
-	end = pt_now_ns() + 300 * 1000000ull;
-	while (pt_now_ns() < end) {
-		if (++i % 64 == 0) {
-			pt_efd_produce(&s, 1);
-			produced++;
+	/* Poll in windows of 300 ms until the thread has napped at least
+	 * once, for at most 10 s. The thread can only see the
+	 * application poll while both run at once: on a loaded machine (two
+	 * cores, other tests beside this one, TSan) a whole window may pass
+	 * with the thread scheduled only while the application is off the
+	 * CPU, and then it rightly polls. A thread that never backs off
+	 * still fails, after 10 s. */
+	end = pt_now_ns() + 10 * 1000000000ull;
+	do {
+		uint64_t window = pt_now_ns() + 300 * 1000000ull;
+
+		while (pt_now_ns() < window) {
+			if (++i % 64 == 0) {
+				pt_efd_produce(&s, 1);
+				produced++;
+			}
+			(void)pl_progress_ctx_poll(ctx);
 		}
-		(void)pl_progress_ctx_poll(ctx);
-	}
-	pl_progress_ctx_stats(ctx, &st1);
+		pl_progress_ctx_stats(ctx, &st1);
+	} while (st1.backoffs == st0.backoffs && pt_now_ns() < end);
 	app_passes = (st1.passes - st0.passes) -
 		     (st1.thread_passes - st0.thread_passes);
 	thread_passes = st1.thread_passes - st0.thread_passes;
