@@ -38,6 +38,7 @@
  */
 #include <rdma/fi_errno.h>
 
+#include "pl_compiler.h"
 #include "shm_cmdq.h"
 
 #define SHM_PH_FREE	0ull
@@ -86,24 +87,28 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 	pos = pl_load_relaxed(&r->ctl->tail);
 	for (;;) {
 		cmd = shm_region_slot(r, (uint32_t)(pos & mask));
-		/* relaxed: the claim CAS below re-reads it with acquire */
-		st = pl_load_relaxed(&cmd->state);
-		d = shm_pos_diff(shm_st_pos(st), pos);
-		if (d == 0 && shm_st_phase(st) == SHM_PH_FREE) {
-			/* A1, acquire: pairs with A2/A2' (the consumer's
-			 * release of round p - N), see (2). */
-			if (pl_cas_acquire(&cmd->state, &st,
-					   shm_st(SHM_PH_CLAIMED, pos, pid))) {
-				uint64_t exp = pos;
+		/* the inline payload's line: fetched while the CAS waits for
+		 * the state word's line, not after it */
+		PL_PREFETCH_WRITE(cmd + 1);
+		st = shm_st(SHM_PH_FREE, pos, 0);
+		/* A1, acquire: pairs with A2/A2' (the consumer's release of
+		 * round p - N), see (2). Straight to the CAS, no read first:
+		 * a read would fetch the line shared and the CAS would then
+		 * need it again, exclusive (two transfers instead of one).
+		 * The price: a sender finding the queue full also takes the
+		 * line from the consumer once per try; a full queue is the
+		 * slow path. On failure st holds the word (relaxed: judged
+		 * below). */
+		if (pl_cas_acquire(&cmd->state, &st,
+				   shm_st(SHM_PH_CLAIMED, pos, pid))) {
+			uint64_t exp = pos;
 
-				/* relaxed: hint only (4) */
-				(void)pl_cas_weak_relaxed(&r->ctl->tail, &exp,
-							  pos + 1);
-				*cmd_p = cmd;
-				return 0;
-			}
-			continue;	/* lost the race: re-read the slot */
+			/* relaxed: hint only (4) */
+			(void)pl_cas_weak_relaxed(&r->ctl->tail, &exp, pos + 1);
+			*cmd_p = cmd;
+			return 0;
 		}
+		d = shm_pos_diff(shm_st_pos(st), pos);
 		if (d >= 0) {
 			/* position pos is taken: help the hint on, retry */
 			uint64_t exp = pos;
