@@ -334,22 +334,26 @@ static int pl_match_rx_new(struct pl_match *m, enum pl_match_kind kind,
 	if (ret)
 		return ret;
 	rx = obj;
-	memset(rx, 0, sizeof(*rx));
+	/* every field set one by one, no memset of the whole entry: iov[]
+	 * and desc[] beyond iov_count are never read, and zeroing 200 bytes
+	 * (a rep stos) cost a tenth of a message's software path */
 	pl_match_list_init(&rx->link);
+	rx->seq = 0;
 	rx->kind = kind;
 	rx->iov_count = r->iov_count;
+	rx->total = 0;
 	for (i = 0; i < r->iov_count; i++) {
 		rx->iov[i] = r->iov[i];
 		rx->desc[i] = r->desc ? r->desc[i] : NULL;
 		rx->total += r->iov[i].iov_len;
 	}
+	rx->used = 0;
 	rx->context = r->context;
 	rx->flags = r->flags;
 	rx->src = r->src;
-	if (kind == PL_MATCH_TAGGED) {
-		rx->tag = r->tag;
-		rx->ignore = r->ignore;
-	}
+	rx->tag = kind == PL_MATCH_TAGGED ? r->tag : 0;
+	rx->ignore = kind == PL_MATCH_TAGGED ? r->ignore : 0;
+	rx->queued = false;
 	*rx_p = rx;
 	return 0;
 }

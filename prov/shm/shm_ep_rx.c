@@ -149,25 +149,31 @@ static void shm_ep_place(struct shm_ep *ep, enum pl_match_kind kind,
 
 	n = shm_ep_iov_slice(mrx->iov, mrx->iov_count, res->offset, res->len,
 			     slice);
-	p = (struct shm_ep_rxp){
-		.context = mrx->context,
-		.flags = FI_RECV | shm_ep_kind_flag(kind) |
-			 ((rx->flags & SHM_XF_CQ_DATA) ? FI_REMOTE_CQ_DATA : 0) |
-			 (res->multi_last ? FI_MULTI_RECV : 0),
-		.op_flags = mrx->flags,
-		.buf = n ? slice[0].iov_base :
-		       (mrx->iov_count ? (char *)mrx->iov[0].iov_base +
-					 res->offset : NULL),
-		.cap = res->len,
-		.size = rx->size,
-		.tag = rx->tag,
-		.data = (rx->flags & SHM_XF_CQ_DATA) ? rx->cq_data : 0,
-		.src = (ep->base.caps & FI_SOURCE) ? src : FI_ADDR_NOTAVAIL,
-	};
+	/* field by field: a compound literal would zero src_name too (a
+	 * rep stos of 200 bytes per message); src_name is read only when
+	 * src_err is set */
+	p.context = mrx->context;
+	p.flags = FI_RECV | shm_ep_kind_flag(kind) |
+		  ((rx->flags & SHM_XF_CQ_DATA) ? FI_REMOTE_CQ_DATA : 0) |
+		  (res->multi_last ? FI_MULTI_RECV : 0);
+	p.op_flags = mrx->flags;
+	p.buf = n ? slice[0].iov_base :
+		(mrx->iov_count ? (char *)mrx->iov[0].iov_base + res->offset :
+				  NULL);
+	p.cap = res->len;
+	p.size = rx->size;
+	p.tag = rx->tag;
+	p.data = (rx->flags & SHM_XF_CQ_DATA) ? rx->cq_data : 0;
+	p.src = (ep->base.caps & FI_SOURCE) ? src : FI_ADDR_NOTAVAIL;
+	p.src_err = false;
+	p.probe = false;
+	p.mrecv = NULL;
+	p.src_name[0] = '\0';
 	if ((ep->base.caps & FI_SOURCE_ERR) && src == FI_ADDR_NOTAVAIL &&
 	    rx->src_name) {
 		p.src_err = true;
 		strncpy(p.src_name, rx->src_name, sizeof(p.src_name) - 1);
+		p.src_name[sizeof(p.src_name) - 1] = '\0';
 	}
 	/* the layer's own field: only bounce-buffer and single-copy
 	 * receptions can finish later, so only they need their record on
