@@ -348,15 +348,34 @@ static bool shm_xfer_rx_sender_alive(const struct shm_xfer_rx *rx)
  * Called every SHM_XFER_PEER_CHECK idle polls and when the liveness
  * timer expires; cheap when nothing waits.
  */
+/* Is peer's owner gone? Checked once per reap pass: a window of 64
+ * single-copy sends to one peer cost 64 kill() calls and 64 reads of
+ * /proc/PID/stat per pass before. */
+static bool shm_xfer_peer_gone(struct shm_xfer_ep *ep,
+			       struct shm_xfer_peer *peer)
+{
+	if (peer->dead)
+		return true;
+	if (peer->alive_pass == ep->reap_pass)
+		return false;
+	if (!shm_region_owner_alive(peer->region))
+		return true;
+	peer->alive_pass = ep->reap_pass;
+	return false;
+}
+
 void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
 {
 	struct shm_xfer_rx **rpp, *rx;
 	struct shm_tx **pp, *tx;
 	uint32_t i;
 
+	/* a new pass: every peer is asked again (0 is "never asked") */
+	if (!++ep->reap_pass)
+		ep->reap_pass = 1;
+
 	for (pp = &ep->sar_tx; (tx = *pp);) {
-		if (!tx->peer->dead &&
-		    shm_region_owner_alive(tx->peer->region)) {
+		if (!shm_xfer_peer_gone(ep, tx->peer)) {
 			pp = &tx->next;
 			continue;
 		}
@@ -372,8 +391,7 @@ void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
 	for (i = 0; i < ep->tx_count; i++) {
 		tx = &ep->tx[i];
 		if (tx->state == SHM_TX_ACK &&
-		    (tx->peer->dead ||
-		     !shm_region_owner_alive(tx->peer->region))) {
+		    shm_xfer_peer_gone(ep, tx->peer)) {
 			void *context = tx->context;
 
 			shm_xfer_peer_dead(tx->peer);
@@ -382,8 +400,7 @@ void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
 		}
 	}
 	for (pp = &ep->resend_tx; (tx = *pp);) {
-		if (!tx->peer->dead &&
-		    shm_region_owner_alive(tx->peer->region)) {
+		if (!shm_xfer_peer_gone(ep, tx->peer)) {
 			pp = &tx->next;
 			continue;
 		}

@@ -38,6 +38,10 @@ struct shm_xfer_peer {
 					 * fail with -FI_ECONNREFUSED */
 	uint32_t		eagain;	/* -FI_EAGAIN sends, to pace the
 					 * liveness checks they trigger */
+	uint32_t		alive_pass; /* ep->reap_pass in which its owner
+					     * was last found alive: one check
+					     * per pass, however many
+					     * operations wait on it */
 	char			name[SHM_NAME_MAX];
 };
 
@@ -116,6 +120,8 @@ struct shm_xfer_ep {
 	struct shm_rd		**rd_tail;
 
 	uint32_t		polls;		/* since the last peer check */
+	uint32_t		reap_pass;	/* shm_xfer_reap_dead calls, never 0
+						 * once counting (peer->alive_pass) */
 	struct shm_xfer_stats	stats;
 };
 
