@@ -121,7 +121,21 @@ static int pl_av_remove_one(struct pl_av *av, fi_addr_t fi_addr)
 	__pl_av_table_remove(&av->table, e);
 	pl_av_rhash_del(av->rhash, &e->rnode);
 	pl_av_table_entry_reclaim(e);
+	/* relaxed (under lock, the only writer): see pl_av_epoch */
+	pl_store_relaxed(&av->epoch, pl_load_relaxed(&av->epoch) + 1);
 	return 0;
+}
+
+uint64_t pl_av_epoch(struct fid_av *av_fid)
+{
+	struct pl_av *av = pl_av_of(av_fid);
+
+	if (av->shared)
+		return 0;	/* other processes remove: never cache */
+	/* relaxed: an application that wants a send to see a removal
+	 * orders the two (fi_av(3) leaves concurrent ones undefined); the
+	 * load then happens after the store and reads it, or a later one */
+	return pl_load_relaxed(&av->epoch);
 }
 
 /* fi_av_remove: every valid fi_addr goes; -FI_EINVAL if any was unknown,
@@ -325,6 +339,7 @@ int pl_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	av->rx_shift = attr->rx_ctx_bits ? 64u - (unsigned)attr->rx_ctx_bits :
 		       0;
 	pl_store_relaxed(&av->ref, 0);	/* not shared yet */
+	pl_store_relaxed(&av->epoch, 1);	/* not shared yet */
 	if (pthread_mutex_init(&av->lock, NULL)) {
 		ret = -FI_ENOMEM;
 		goto err_free;

@@ -117,6 +117,14 @@ int pl_av_lookup_peer(struct fid_av *av, fi_addr_t fi_addr,
 		      struct pl_av_peer *peer_p);
 
 /*
+ * For a provider that caches what an fi_addr_t resolved to: what it
+ * learned while pl_av_epoch() returned e (not 0) is still right while it
+ * returns e; a removal changes it. 0: do not cache (a named AV, which
+ * other processes change). Any thread, no lock, one relaxed load.
+ */
+uint64_t pl_av_epoch(struct fid_av *av);
+
+/*
  * FI_SOURCE: the fi_addr_t of a source address (addrlen bytes) and, if
  * user_id_p is not NULL, its FI_AV_USER_ID value (else the fi_addr_t).
  * Call inside pl_av_rcu_read_lock(). Lock-free on a private AV; a named AV

@@ -48,6 +48,9 @@ struct pl_av {
 	struct fid_eq *eq;			/* bound EQ (set once under
 						 * lock, then fixed) */
 	pl_atomic_int ref;			/* endpoints (pl_av_ref) */
+	/* Removals so far, plus one (pl_av_epoch): bumped under lock by
+	 * remove, read relaxed by any data path. */
+	pl_atomic_u64 epoch;
 };
 
 static inline struct pl_av *pl_av_of(const struct fid_av *av_fid)

@@ -21,12 +21,15 @@
  *  (3) Visibility. The producer's commit stores READY(p) with release
  *      (R1); the consumer loads it with acquire (R2): every byte of the
  *      command is visible before the consumer reads any.
- *  (4) Progress of the tail hint. tail only moves from p to p + 1 by
- *      CAS (relaxed: it orders nothing, it is re-validated against the
- *      slot words). A producer that sees slot p already claimed, ready,
- *      or in a later round knows position p was taken and helps the hint
- *      past it; so a producer that dies between its claim and its own
- *      tail CAS never stalls the others.
+ *  (4) Progress of the tail hint. tail is relaxed: it orders nothing,
+ *      every use is re-validated against the slot words. A claimer moves
+ *      it from p to p + 1 with a load and a store (two claimers racing
+ *      may set it back a few positions: the next producer only walks
+ *      forward from there); a producer that sees slot p already claimed,
+ *      ready, or in a later round knows position p was taken and helps
+ *      the hint past it by CAS. So the hint never points past a free
+ *      slot, and a producer that dies between its claim and its own tail
+ *      store never stalls the others.
  *  (5) A dead claimer. A producer that dies between claim and commit
  *      leaves CLAIMED(p, pid) at the head. The consumer notices the head
  *      stuck in CLAIMED, checks pid (kill(pid, 0) == ESRCH) and CASes the
@@ -101,10 +104,11 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 		 * below). */
 		if (pl_cas_acquire(&cmd->state, &st,
 				   shm_st(SHM_PH_CLAIMED, pos, pid))) {
-			uint64_t exp = pos;
-
-			/* relaxed: hint only (4) */
-			(void)pl_cas_weak_relaxed(&r->ctl->tail, &exp, pos + 1);
+			/* relaxed, and a load and a store, not a CAS: hint
+			 * only (4); a race may set it back, never past a
+			 * free slot */
+			if (pl_load_relaxed(&r->ctl->tail) == pos)
+				pl_store_relaxed(&r->ctl->tail, pos + 1);
 			*cmd_p = cmd;
 			return 0;
 		}

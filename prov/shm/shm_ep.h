@@ -139,6 +139,11 @@ struct shm_ep_mrecv {
 struct shm_ep_peer {
 	fi_addr_t		fi_addr;
 	struct shm_xfer_peer	*xpeer;
+	/* the fast path: the application's fi_addr_t (rx bits and all)
+	 * that resolved to xpeer while the AV's epoch was av_epoch (0:
+	 * not cached); a send with both unchanged skips the AV */
+	fi_addr_t		dest;
+	uint64_t		av_epoch;
 };
 
 struct shm_ep {

@@ -16,6 +16,7 @@
 
 #include "pl_av.h"
 #include "shm_addr.h"
+#include "pl_compiler.h"
 #include "shm_ep.h"
 #include "shm_info.h"
 #include "shm_params.h"
@@ -69,11 +70,21 @@ int shm_ep_peer_get(struct shm_ep *ep, fi_addr_t dest,
 	char name[SHM_NAME_MAX];
 	struct pl_av_peer peer;
 	struct shm_ep_peer *e;
+	uint64_t epoch;
 	fi_addr_t fa;
 	int ret;
 
 	if (!ep->base.av)
 		return -FI_ENOAV;
+	epoch = pl_av_epoch(ep->base.av);
+	if (PL_LIKELY(SHM_EP_SLOT(dest) < ep->npeers)) {
+		e = &ep->peers[SHM_EP_SLOT(dest)];
+		if (PL_LIKELY(epoch && e->av_epoch == epoch &&
+			      e->dest == dest && e->xpeer)) {
+			*xp_p = e->xpeer;
+			return 0;
+		}
+	}
 	pl_av_rcu_read_lock();
 	ret = pl_av_lookup_peer(ep->base.av, dest, &peer);
 	if (!ret) {
@@ -91,6 +102,8 @@ int shm_ep_peer_get(struct shm_ep *ep, fi_addr_t dest,
 	}
 	e = &ep->peers[SHM_EP_SLOT(fa)];
 	if (e->xpeer && e->fi_addr == fa) {
+		e->dest = dest;
+		e->av_epoch = epoch;
 		*xp_p = e->xpeer;
 		return 0;
 	}
@@ -107,6 +120,8 @@ int shm_ep_peer_get(struct shm_ep *ep, fi_addr_t dest,
 		return ret == -FI_ENOENT ? -FI_EAGAIN : ret;
 	}
 	e->fi_addr = fa;
+	e->dest = dest;
+	e->av_epoch = epoch;
 	*xp_p = e->xpeer;
 	return 0;
 }
