@@ -168,7 +168,8 @@ static int pl_cq_push(struct pl_cq *cq, void *op_context, uint64_t flags,
 	int ret;
 
 	/* P1 */
-	ret = pl_spillq_enqueue_mpmc(&cq->q, &e);
+	ret = cq->serial ? __pl_spillq_enqueue(&cq->q, &e) :
+			   pl_spillq_enqueue_mpmc(&cq->q, &e);
 	if (PL_UNLIKELY(ret))
 		return ret;
 	pl_cq_wake(cq);
@@ -459,16 +460,27 @@ int pl_cq_open(struct fid_domain *d, struct fi_cq_attr *attr,
 	if (!cq)
 		return -FI_ENOMEM;
 	memset(cq, 0, sizeof(*cq));
+	/* Only FI_THREAD_DOMAIN serializes every writer with every reader:
+	 * under FI_THREAD_COMPLETION a read of another CQ of the domain may
+	 * drive progress that writes this one while it is read; with auto
+	 * progress the domain's thread writes. The owner ops (cq->peer)
+	 * reach only propel's own layered providers (pl_cq_peer), whose
+	 * progress runs inside this domain's, so they write in the same
+	 * serialized calls. */
+	th = pl_domain_threading(d);
+	cq->serial = th == FI_THREAD_DOMAIN &&
+		     dom->data_progress != FI_PROGRESS_AUTO;
 	ret = pl_spillq_init(&cq->q, sizeof(struct pl_cq_ent),
-			     pl_cq_ring_size(attr->size), 0);
+			     pl_cq_ring_size(attr->size),
+			     cq->serial ? PL_SPILLQ_F_SERIAL : 0);
 	if (ret)
 		goto err_free;
 
 	cq->dom = dom;
 	if (dom->data_progress != FI_PROGRESS_AUTO)
 		cq->ctx = pl_domain_progress(d);
-	th = pl_domain_threading(d);
-	cq->deq = (th == FI_THREAD_SAFE || th == FI_THREAD_UNSPEC) ?
+	cq->deq = cq->serial ? __pl_spillq_dequeue_burst :
+		  (th == FI_THREAD_SAFE || th == FI_THREAD_UNSPEC) ?
 		  pl_spillq_dequeue_burst_mpmc : pl_spillq_dequeue_burst_mpsc;
 	cq->format = attr->format == FI_CQ_FORMAT_UNSPEC ?
 		     FI_CQ_FORMAT_CONTEXT : attr->format;

@@ -11,7 +11,8 @@
  *   ctx, deq, format,
  *   wait_obj, wait_cond,
  *   wake, api_version     pl_cq_open only          any thread       open happens before the fid is handed out
- *   q (struct pl_spillq)  producers: enqueue_mpmc  consumers: deq   pl_spillq's own (slot release/acquire)
+ *   q (struct pl_spillq)  producers: enqueue_mpmc  consumers: deq   pl_spillq's own (slot release/acquire);
+ *                         (serial: __enqueue)                       serial: the application's own
  *   armed                 waiters (A1 xchg 1),     producers (A3)   see "wake-up protocol" in pl_cq.c
  *                         producers (A4 xchg 0)
  *   err_count             write_err (+1), readerr  every read       release RMW / acquire load (E1/E2)
@@ -91,7 +92,13 @@ struct pl_cq {
 	struct fid_peer_cq peer;	/* fi_peer(3) owner side */
 	struct pl_domain *dom;
 	struct pl_progress_ctx *ctx;	/* manual progress only, else NULL */
-	pl_cq_deq_fn deq;		/* mpmc or mpsc, chosen at open */
+	pl_cq_deq_fn deq;		/* mpmc, mpsc or serial, chosen at open */
+	/* FI_THREAD_DOMAIN with manual progress: every write happens in a
+	 * call the application serializes with every read (no progress
+	 * thread exists), so the queue takes the __ (serial) operations
+	 * and a write costs no atomic read-modify-write. The wake-up
+	 * protocol is unchanged. */
+	bool serial;
 	enum fi_cq_format format;	/* never UNSPEC after open */
 	enum fi_wait_obj wait_obj;	/* as the application asked */
 	enum fi_cq_wait_cond wait_cond;

@@ -22,6 +22,7 @@
 #include <rdma/fi_ext.h>
 
 #include "pl_cq.h"
+#include "pl_cq_int.h"
 #include "pl_domain.h"
 #include "pl_progress.h"
 #include "pl_trywait.h"
@@ -158,14 +159,19 @@ static void test_batch_and_readfrom(void **state)
 }
 
 /* More entries than the ring holds, in one burst: none lost, in order. */
-static void test_overflow_order(void **state)
+/* 1000 completions through a ring of 4: the overflow keeps them all, in
+ * order, in each queue mode the CQ can pick (serial: FI_THREAD_DOMAIN
+ * with manual progress, where no write can race a read). */
+static void check_overflow_order(enum fi_progress prog, enum fi_threading th,
+				 bool serial)
 {
-	(void)state;
-	struct pl_domain *dom = open_dom(FI_PROGRESS_MANUAL, FI_THREAD_SAFE);
+	struct pl_domain *dom = open_dom(prog, th);
 	struct fid_cq *cq = open_cq(dom, FI_CQ_FORMAT_CONTEXT, FI_WAIT_NONE, 4);
 	struct fi_cq_entry e[7];
 	uintptr_t k, next = 0;
 	ssize_t n, i;
+
+	assert_int_equal(pl_cq_of(cq)->serial, serial);
 
 	for (k = 0; k < 1000; k++)
 		put(cq, k);
@@ -182,6 +188,15 @@ static void test_overflow_order(void **state)
 	assert_int_equal(n, -FI_EAGAIN);
 	assert_int_equal(next, k);
 	close_all(cq, dom);
+}
+
+static void test_overflow_order(void **state)
+{
+	(void)state;
+	check_overflow_order(FI_PROGRESS_MANUAL, FI_THREAD_SAFE, false);
+	check_overflow_order(FI_PROGRESS_MANUAL, FI_THREAD_COMPLETION, false);
+	check_overflow_order(FI_PROGRESS_AUTO, FI_THREAD_DOMAIN, false);
+	check_overflow_order(FI_PROGRESS_MANUAL, FI_THREAD_DOMAIN, true);
 }
 
 /* ---- errors ---- */
