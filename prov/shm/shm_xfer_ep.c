@@ -195,13 +195,10 @@ int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 	if (ep->ack_len)
 		done += (unsigned)shm_xfer_ack_flush(ep);
 	while (done < budget && (cmd = shm_cmdq_peek(r))) {
+		ret = 0;
 		switch (cmd->op) {
 		case SHM_OP_MSG:
 			ret = shm_xfer_handle_msg(ep, cmd);
-			if (ret == -FI_EAGAIN)
-				/* no memory for the rx: leave the command
-				 * queued, the next poll retries */
-				return done ? (int)done : ret;
 			break;
 		case SHM_OP_ACK:
 			shm_xfer_handle_ack(ep, cmd);
@@ -210,8 +207,6 @@ int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 		case SHM_OP_READ:
 		case SHM_OP_ATOMIC:
 			ret = shm_xfer_handle_rma(ep, cmd);
-			if (ret == -FI_EAGAIN)
-				return done ? (int)done : ret;
 			break;
 		case SHM_OP_DATA:
 			shm_xfer_handle_data(ep, cmd);
@@ -219,7 +214,12 @@ int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 		default:
 			break;	/* NOP, or from a newer peer: skip */
 		}
-		shm_cmdq_release(r, cmd);
+		if (ret == -FI_EAGAIN)
+			/* no memory for the rx: leave the command queued,
+			 * the next poll retries */
+			return done ? (int)done : ret;
+		if (ret != 1)	/* 1: the handler released the slot */
+			shm_cmdq_release(r, cmd);
 		done++;
 	}
 	if (ep->resend_tx && done < budget)

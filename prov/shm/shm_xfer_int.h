@@ -166,7 +166,10 @@ uint64_t shm_xfer_tx_id(const struct shm_xfer_ep *ep, const struct shm_tx *tx);
 void shm_xfer_tx_put(struct shm_xfer_ep *ep, struct shm_tx *tx);
 void shm_xfer_handle_ack(struct shm_xfer_ep *ep, const struct shm_cmd *cmd);
 
-/* shm_xfer_recv.c */
+/* shm_xfer_recv.c. The command handlers (and shm_xfer_handle_rma) return
+ * 0 (the caller releases the slot), 1 (the handler released it already:
+ * it copied what it needs and freed the slot early) or -FI_EAGAIN (keep
+ * the command queued, retry at the next poll). */
 int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
 void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
 int shm_xfer_ack_flush(struct shm_xfer_ep *ep);

@@ -133,11 +133,19 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		/* to registered memory, not matched (shm_xfer_rma.c) */
 		rx->flags |= SHM_XF_RMA_WRITE;
 		rx->key = cmd->key;
-		shm_xfer_rma_dispatch(ep, rx);
-		return 0;
 	}
-	ep->ops->rx_msg(ep, rx);
-	return 0;
+	/* Everything the message needs is in rx now: free the slot before
+	 * matching and placing it. The store that frees it must take the
+	 * line back from the sender's cache; issued here, that overlaps the
+	 * work below instead of stalling the next locked instruction (the
+	 * progress token, the claim of our reply), which waits for every
+	 * store before it. */
+	shm_cmdq_release(ep->region, cmd);
+	if (rx->flags & SHM_XF_RMA_WRITE)
+		shm_xfer_rma_dispatch(ep, rx);
+	else
+		ep->ops->rx_msg(ep, rx);
+	return 1;
 
 drop:
 	SHM_WARN(FI_LOG_EP_DATA, "shm: dropped a malformed or orphaned "
