@@ -21,15 +21,12 @@
  *  (3) Visibility. The producer's commit stores READY(p) with release
  *      (R1); the consumer loads it with acquire (R2): every byte of the
  *      command is visible before the consumer reads any.
- *  (4) Progress of the tail hint. tail is relaxed: it orders nothing,
- *      every use is re-validated against the slot words. A claimer moves
- *      it from p to p + 1 with a load and a store (two claimers racing
- *      may set it back a few positions: the next producer only walks
- *      forward from there); a producer that sees slot p already claimed,
- *      ready, or in a later round knows position p was taken and helps
- *      the hint past it by CAS. So the hint never points past a free
- *      slot, and a producer that dies between its claim and its own tail
- *      store never stalls the others.
+ *  (4) Progress of the tail hint. tail only moves from p to p + 1 by
+ *      CAS (relaxed: it orders nothing, it is re-validated against the
+ *      slot words). A producer that sees slot p already claimed, ready,
+ *      or in a later round knows position p was taken and helps the hint
+ *      past it; so a producer that dies between its claim and its own
+ *      tail CAS never stalls the others.
  *  (5) A dead claimer. A producer that dies between claim and commit
  *      leaves CLAIMED(p, pid) at the head. The consumer notices the head
  *      stuck in CLAIMED, checks pid (kill(pid, 0) == ESRCH) and CASes the
@@ -80,6 +77,8 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 	uint32_t mask = r->hdr->cmdq_slots - 1;
 	struct shm_cmd *cmd;
 	uint64_t pos, st;
+	uint32_t full;
+	bool look;
 	int64_t d;
 
 	/* acquire: pairs with the release store of CLOSING in
@@ -88,30 +87,44 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 		return -FI_ECONNREFUSED;
 	/* relaxed: a hint (4) */
 	pos = pl_load_relaxed(&r->ctl->tail);
+	/* relaxed: a hint (set below, on a full queue) */
+	full = pl_load_relaxed(&r->claim_full);
+	look = full;
 	for (;;) {
 		cmd = shm_region_slot(r, (uint32_t)(pos & mask));
+		if (PL_UNLIKELY(look)) {
+			/* full last time, or this call lost a CAS already:
+			 * look first, so that senders waiting for room or
+			 * racing each other read lines shared instead of
+			 * taking them exclusive on every try (relaxed: the
+			 * CAS below re-reads it) */
+			st = pl_load_relaxed(&cmd->state);
+			if (st != shm_st(SHM_PH_FREE, pos, 0))
+				goto taken_or_full;
+		}
 		/* the inline payload's line: fetched while the CAS waits for
 		 * the state word's line, not after it */
 		PL_PREFETCH_WRITE(cmd + 1);
 		st = shm_st(SHM_PH_FREE, pos, 0);
 		/* A1, acquire: pairs with A2/A2' (the consumer's release of
-		 * round p - N), see (2). Straight to the CAS, no read first:
-		 * a read would fetch the line shared and the CAS would then
-		 * need it again, exclusive (two transfers instead of one).
-		 * The price: a sender finding the queue full also takes the
-		 * line from the consumer once per try; a full queue is the
-		 * slow path. On failure st holds the word (relaxed: judged
-		 * below). */
+		 * round p - N), see (2). Straight to the CAS, no read first
+		 * (unless the queue was full): a read would fetch the line
+		 * shared and the CAS would then need it again, exclusive (two
+		 * transfers instead of one). On failure st holds the word
+		 * (relaxed: judged below). */
 		if (pl_cas_acquire(&cmd->state, &st,
 				   shm_st(SHM_PH_CLAIMED, pos, pid))) {
-			/* relaxed, and a load and a store, not a CAS: hint
-			 * only (4); a race may set it back, never past a
-			 * free slot */
-			if (pl_load_relaxed(&r->ctl->tail) == pos)
-				pl_store_relaxed(&r->ctl->tail, pos + 1);
+			uint64_t exp = pos;
+
+			/* relaxed: hint only (4) */
+			(void)pl_cas_weak_relaxed(&r->ctl->tail, &exp, pos + 1);
+			if (PL_UNLIKELY(full))
+				pl_store_relaxed(&r->claim_full, 0u);
 			*cmd_p = cmd;
 			return 0;
 		}
+		look = true;
+taken_or_full:
 		d = shm_pos_diff(shm_st_pos(st), pos);
 		if (d >= 0) {
 			/* position pos is taken: help the hint on, retry */
@@ -124,6 +137,8 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 			continue;
 		}
 		/* the slot still serves round pos - N: full */
+		if (!full)
+			pl_store_relaxed(&r->claim_full, 1u);
 		return -FI_EAGAIN;
 	}
 }

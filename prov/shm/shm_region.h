@@ -39,6 +39,10 @@ struct shm_region {
 	/* consumer state, owner only (shm_cmdq.c) */
 	uint64_t		cons_head;	/* next position to pop */
 	uint32_t		cons_stall;	/* polls that found head CLAIMED */
+	/* producer hint, any thread of this process (relaxed): the last
+	 * claim found the queue full, so the next one looks before it
+	 * takes a slot's line exclusive (shm_cmdq_claim) */
+	pl_atomic_u32		claim_full;
 	char			name[SHM_REGION_NAME_MAX];	/* shm_open name */
 };
 
