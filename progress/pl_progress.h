@@ -109,7 +109,9 @@ struct pl_progress_stats {
 /* What open decided, for tests and logs. */
 struct pl_progress_info {
 	enum fi_progress data_progress;
-	int uses_token;		/* 0 only for manual FI_THREAD_DOMAIN */
+	int uses_token;		/* 0 for FI_THREAD_DOMAIN (manual: none;
+				 * auto: uses_asym) */
+	int uses_asym;		/* auto FI_THREAD_DOMAIN: pl_progress_asym.h */
 	int dead;		/* inherited through fork(): unusable */
 	unsigned spin_us;	/* FI_PROGRESS_SPIN_US in effect */
 	pid_t thread_tid;	/* progress thread, 0 when none */
@@ -133,6 +135,17 @@ int pl_progress_ctx_open(enum fi_progress data_progress,
  * No other call on ctx may run concurrently or follow.
  */
 int pl_progress_ctx_close(struct pl_progress_ctx *ctx);
+
+/*
+ * An FI_THREAD_DOMAIN auto context excludes its thread without a lock
+ * (uses_asym): a provider's data call that must not run beside the
+ * thread's pass brackets itself with app_enter/app_leave instead of
+ * taking a lock of its own. Application threads only; nests; enter may
+ * wait for the thread to finish one pass. uses_asym is fixed at open.
+ */
+bool pl_progress_ctx_uses_asym(const struct pl_progress_ctx *ctx);
+void pl_progress_ctx_app_enter(struct pl_progress_ctx *ctx);
+void pl_progress_ctx_app_leave(struct pl_progress_ctx *ctx);
 
 /*
  * One pass over every source if the token is free; returns at once

@@ -6,9 +6,13 @@
  *   progress  threading          poll strategy         kick
  *   manual    FI_THREAD_DOMAIN   serial: no token      none
  *   manual    any other          token                 none
- *   auto      any                token + app.polls     thread
+ *   auto      FI_THREAD_DOMAIN   asym + app.polls      thread
+ *   auto      any other          token + app.polls     thread
  *   (forked child, any)          dead: -FI_EOPBADSTATE none
  *
+ * asym (pl_progress_asym.h) replaces the token where the application
+ * serializes its own calls: its side is plain stores and loads, the
+ * thread pays with membarrier(2). Without membarrier, the token.
  * Only FI_THREAD_DOMAIN lets the token go: there the application
  * serializes every call on the domain. FI_THREAD_COMPLETION and
  * FI_THREAD_ENDPOINT serialize per CQ or per endpoint only, so two
@@ -65,6 +69,18 @@ static int pl_progress_poll_token_auto(struct pl_progress_ctx *ctx)
 	return pl_progress_poll_token(ctx);
 }
 
+static int pl_progress_poll_asym(struct pl_progress_ctx *ctx)
+{
+	int ret;
+
+	/* Relaxed, lossy on purpose, as in poll_token_auto. */
+	pl_store_relaxed(&ctx->app.polls, pl_load_relaxed(&ctx->app.polls) + 1);
+	pl_progress_asym_app_enter(&ctx->asym);
+	ret = pl_progress_source_pass(ctx);
+	pl_progress_asym_app_leave(&ctx->asym);
+	return ret;
+}
+
 static int pl_progress_poll_dead(struct pl_progress_ctx *ctx)
 {
 	return -FI_EOPBADSTATE;
@@ -89,12 +105,32 @@ static const struct pl_progress_ops pl_progress_ops_auto = {
 	.kick = pl_progress_thread_kick,
 };
 
+static const struct pl_progress_ops pl_progress_ops_asym = {
+	.poll = pl_progress_poll_asym,
+	.kick = pl_progress_thread_kick,
+};
+
 const struct pl_progress_ops pl_progress_ops_dead = {
 	.poll = pl_progress_poll_dead,
 	.kick = pl_progress_kick_none,
 };
 
 /* ---- the hot path ---- */
+
+bool pl_progress_ctx_uses_asym(const struct pl_progress_ctx *ctx)
+{
+	return ctx->uses_asym;
+}
+
+void pl_progress_ctx_app_enter(struct pl_progress_ctx *ctx)
+{
+	pl_progress_asym_app_enter(&ctx->asym);
+}
+
+void pl_progress_ctx_app_leave(struct pl_progress_ctx *ctx)
+{
+	pl_progress_asym_app_leave(&ctx->asym);
+}
 
 int pl_progress_ctx_poll(struct pl_progress_ctx *ctx)
 {
@@ -170,8 +206,12 @@ int pl_progress_ctx_open(enum fi_progress data_progress,
 	}
 
 	if (ctx->data_progress == FI_PROGRESS_AUTO) {
-		ctx->ops = pl_progress_ops_auto;
-		ctx->uses_token = true;
+		ctx->uses_asym = threading == FI_THREAD_DOMAIN &&
+				 pl_progress_param_get()->asym &&
+				 !pl_progress_asym_init();
+		ctx->ops = ctx->uses_asym ? pl_progress_ops_asym :
+					    pl_progress_ops_auto;
+		ctx->uses_token = !ctx->uses_asym;
 		ctx->thr.pin = pl_progress_pin_choose(
 			attr ? attr->numa_node : -1, &ctx->thr.cpus);
 		ret = pl_progress_thread_start(ctx);
@@ -227,6 +267,12 @@ int pl_progress_ctx_trywait(struct pl_progress_ctx *ctx)
 		return -FI_EINVAL;
 	if (ctx->dead)
 		return -FI_EOPBADSTATE;
+	if (ctx->uses_asym) {
+		pl_progress_asym_app_enter(&ctx->asym);
+		ret = pl_progress_source_arm_all(ctx);
+		pl_progress_asym_app_leave(&ctx->asym);
+		return ret;
+	}
 	if (!ctx->uses_token)
 		return pl_progress_source_arm_all(ctx);
 	/* Someone polls right now: the caller should read, not sleep. */
@@ -278,6 +324,7 @@ void pl_progress_ctx_info(const struct pl_progress_ctx *ctx,
 	*info_p = (struct pl_progress_info){
 		.data_progress = ctx->data_progress,
 		.uses_token = ctx->uses_token,
+		.uses_asym = ctx->uses_asym,
 		.dead = ctx->dead,
 		.spin_us = ctx->spin_us,
 		/* Relaxed: published before open returned (semaphore). */

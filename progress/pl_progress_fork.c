@@ -50,6 +50,10 @@ static void pl_progress_fork_child(void)
 		next = ctx->reg_next;
 		ctx->dead = true;
 		ctx->ops = pl_progress_ops_dead;
+		/* a lease the parent's thread held at the fork would make
+		 * every application entry in the child wait forever;
+		 * relaxed: single-threaded here */
+		pl_store_relaxed(&ctx->asym.thread_active, 0);
 		ctx->reg_prev = ctx->reg_next = NULL;
 	}
 	pl_progress_fork_list = NULL;

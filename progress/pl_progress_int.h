@@ -5,8 +5,10 @@
  *
  * Who protects what (per field group, UCX habit):
  *   tok                 the token itself (pl_progress_token.h)
+ *   asym                its own protocol (pl_progress_asym.h)
  *   srcs, nsrcs, cap    the token; with FI_THREAD_DOMAIN manual, the
- *                       application's serialization instead
+ *                       application's serialization instead; with
+ *                       FI_THREAD_DOMAIN auto, the asymmetric exclusion
  *   ops, mode fields    written once at open (and by the fork child
  *                       handler, single-threaded); read-only otherwise
  *   app.*               relaxed atomics, written by application pollers
@@ -30,6 +32,7 @@
 #include "pl_atomic.h"
 #include "pl_compiler.h"
 #include "pl_progress.h"
+#include "pl_progress_asym.h"
 #include "pl_progress_token.h"
 
 /* Back-off naps of the thread while the application polls. */
@@ -74,6 +77,9 @@ struct pl_progress_ctx {
 		pl_atomic_u64 busy;	/* exact (fetch_add) */
 	} app PL_CACHE_ALIGNED;
 
+	/* FI_THREAD_DOMAIN auto: instead of the token (own lines). */
+	struct pl_progress_asym asym;
+
 	/* Line 2: the sleep/kick word, read by every kick. */
 	struct pl_progress_thread thr PL_CACHE_ALIGNED;
 
@@ -90,6 +96,7 @@ struct pl_progress_ctx {
 	struct pl_progress_ops ops;
 	enum fi_progress data_progress;
 	bool uses_token;
+	bool uses_asym;			/* asym instead of tok (auto only) */
 	bool dead;			/* inherited through fork() */
 	unsigned budget;
 	unsigned spin_us;
@@ -129,6 +136,7 @@ bool pl_progress_pin_choose(int hint_node, cpu_set_t *set_p);
 /* pl_progress_param.c: read once per process. */
 struct pl_progress_param {
 	unsigned spin_us;
+	bool asym;			/* FI_PROGRESS_ASYM */
 	bool have_cpus;
 	cpu_set_t cpus;			/* FI_PROGRESS_THREAD_CPUS */
 	int numa_node;			/* FI_PROGRESS_THREAD_NUMA, or -1 */

@@ -62,6 +62,7 @@ static void pl_progress_param_read(void)
 						"progress_spin_us",
 						PL_PROGRESS_SPIN_US_DEFAULT, 0,
 						PL_PROGRESS_SPIN_US_MAX);
+	p->asym = pl_param_get_bool(&pl_core_prov, "progress_asym", true);
 	pl_progress_param_read_cpus(p);
 	/* The range the warning states is the machine's, when known. */
 	if (numa_available() >= 0)

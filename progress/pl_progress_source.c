@@ -45,6 +45,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <unistd.h>
 
 #include <rdma/fi_errno.h>
 
@@ -56,6 +57,16 @@
  * whether pl_progress_source_unlock must release it. */
 static bool pl_progress_source_lock(struct pl_progress_ctx *ctx)
 {
+	if (ctx->uses_asym) {
+		/* the thread inside its own pass holds its lease already;
+		 * anyone else is the application (FI_THREAD_DOMAIN: every
+		 * call on the domain is one), whose side nests. Relaxed
+		 * tid: the thread stored it before its first pass. */
+		if (pl_load_relaxed(&ctx->thr.tid) == (int)gettid())
+			return false;
+		pl_progress_asym_app_enter(&ctx->asym);
+		return true;
+	}
 	if (!ctx->uses_token || pl_progress_token_held_by_self(&ctx->tok))
 		return false;
 	pl_progress_token_lock(&ctx->tok);
@@ -64,7 +75,11 @@ static bool pl_progress_source_lock(struct pl_progress_ctx *ctx)
 
 static void pl_progress_source_unlock(struct pl_progress_ctx *ctx, bool taken)
 {
-	if (taken)
+	if (!taken)
+		return;
+	if (ctx->uses_asym)
+		pl_progress_asym_app_leave(&ctx->asym);
+	else
 		pl_progress_token_unlock(&ctx->tok);
 }
 

@@ -3,7 +3,10 @@
  * The auto-progress thread of a context: poll, spin, arm, sleep; and the
  * kick that wakes it.
  *
- * Loop: take the token, run one pass, give it back. While passes find
+ * Loop: take the token, run one pass, give it back (FI_THREAD_DOMAIN:
+ * take a lease on the asymmetric exclusion instead, pl_progress_asym.h,
+ * and keep it across passes until the application wants in or the
+ * thread naps or sleeps). While passes find
  * work, loop. Once they have found none for FI_PROGRESS_SPIN_US, try to
  * sleep (below). Whenever the application is seen polling, back off
  * instead of competing for the core (below). "Seen polling" means: the
@@ -107,6 +110,41 @@ static bool pl_progress_thread_stopping(struct pl_progress_ctx *ctx)
 	return pl_load_acquire(&ctx->thr.stop) != 0;
 }
 
+/* The thread's hold on the sources: the token, taken and given back
+ * around each pass; or a lease on the asymmetric exclusion, kept across
+ * passes while the application stays out (one membarrier per lease, not
+ * per pass) and given back as soon as it wants in. */
+static bool pl_progress_thread_hold(struct pl_progress_ctx *ctx, bool *lease)
+{
+	if (!ctx->uses_asym)
+		return pl_progress_token_trylock(&ctx->tok);
+	if (*lease && pl_progress_asym_app_wants(&ctx->asym)) {
+		pl_progress_asym_thread_give(&ctx->asym);
+		*lease = false;
+		return false;
+	}
+	if (!*lease)
+		*lease = pl_progress_asym_thread_take(&ctx->asym);
+	return *lease;
+}
+
+/* After a pass: the token goes back, a lease stays. */
+static void pl_progress_thread_unhold(struct pl_progress_ctx *ctx)
+{
+	if (!ctx->uses_asym)
+		pl_progress_token_unlock(&ctx->tok);
+}
+
+/* Before anything that blocks (a nap, a sleep, the exit): the lease
+ * goes back, or the application would wait for a thread that sleeps. */
+static void pl_progress_thread_let_go(struct pl_progress_ctx *ctx, bool *lease)
+{
+	if (*lease) {
+		pl_progress_asym_thread_give(&ctx->asym);
+		*lease = false;
+	}
+}
+
 /* One nap of `us` microseconds, cut short by stop or a stray kick. */
 static void pl_progress_thread_nap(struct pl_progress_ctx *ctx, unsigned us)
 {
@@ -142,7 +180,7 @@ static void pl_progress_thread_backoff(struct pl_progress_ctx *ctx,
 }
 
 /* W1/F1/R1 of the protocol, then the blocking wait. */
-static void pl_progress_thread_sleep(struct pl_progress_ctx *ctx)
+static void pl_progress_thread_sleep(struct pl_progress_ctx *ctx, bool *lease)
 {
 	struct epoll_event evs[8];
 	int ret;
@@ -152,12 +190,13 @@ static void pl_progress_thread_sleep(struct pl_progress_ctx *ctx)
 	/* F1: pairs with F2 in pl_progress_thread_kick. */
 	pl_fence_seq_cst();
 
-	/* R1: arm() under the token. Busy token: someone else polls,
-	 * the caller's next round backs off. */
-	if (!pl_progress_token_trylock(&ctx->tok))
+	/* R1: arm() under the token (or the lease). Busy: someone else
+	 * polls, the caller's next round backs off. */
+	if (!pl_progress_thread_hold(ctx, lease))
 		goto abort;
 	ret = pl_progress_source_arm_all(ctx);
-	pl_progress_token_unlock(&ctx->tok);
+	pl_progress_thread_unhold(ctx);
+	pl_progress_thread_let_go(ctx, lease);
 	if (ret)
 		goto abort;
 	/* Stop needs no fence here: close writes the eventfd after
@@ -173,6 +212,7 @@ static void pl_progress_thread_sleep(struct pl_progress_ctx *ctx)
 	 * source, so they are not inspected (and carry no pointer). */
 	pl_progress_count(&ctx->st.wakeups);
 abort:
+	pl_progress_thread_let_go(ctx, lease);
 	/* Relaxed: only the thread's own next W1/F1 matter to kickers. */
 	pl_store_relaxed(&ctx->thr.state, PL_PROGRESS_RUNNING);
 	pl_progress_thread_drain(ctx);
@@ -183,6 +223,7 @@ static void *pl_progress_thread_main(void *arg)
 	struct pl_progress_ctx *ctx = arg;
 	uint64_t spin_ns = (uint64_t)ctx->spin_us * 1000, idle_since = 0;
 	uint64_t app_seen, now;
+	bool lease = false;
 	int work;
 
 	/* So that perf and top name it; failure is cosmetic. */
@@ -195,13 +236,14 @@ static void *pl_progress_thread_main(void *arg)
 	while (!pl_progress_thread_stopping(ctx)) {
 		/* Relaxed: a hint, see backoff. */
 		if (pl_load_relaxed(&ctx->app.polls) != app_seen ||
-		    !pl_progress_token_trylock(&ctx->tok)) {
+		    !pl_progress_thread_hold(ctx, &lease)) {
+			pl_progress_thread_let_go(ctx, &lease);
 			pl_progress_thread_backoff(ctx, &app_seen);
 			idle_since = 0;
 			continue;
 		}
 		work = pl_progress_source_pass(ctx);
-		pl_progress_token_unlock(&ctx->tok);
+		pl_progress_thread_unhold(ctx);
 		pl_progress_count(&ctx->st.thread_passes);
 
 		if (work > 0) {
@@ -215,7 +257,7 @@ static void *pl_progress_thread_main(void *arg)
 			pl_cpu_relax();
 			continue;
 		}
-		pl_progress_thread_sleep(ctx);
+		pl_progress_thread_sleep(ctx, &lease);
 		idle_since = 0;
 		/* Polls made while we slept are old news: one poll long
 		 * ago must not delay the event that woke us by a nap. An
@@ -223,6 +265,7 @@ static void *pl_progress_thread_main(void *arg)
 		 * one iteration (or holds the token). */
 		app_seen = pl_load_relaxed(&ctx->app.polls);
 	}
+	pl_progress_thread_let_go(ctx, &lease);
 	return NULL;
 }
 

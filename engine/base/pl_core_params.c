@@ -48,6 +48,10 @@ static const struct pl_param_def pl_core_param_table[] = {
 	{ "progress_thread_numa", FI_PARAM_INT, "-1",
 	  "NUMA node the auto-progress threads are bound to; -1 picks the "
 	  "node of the device, else that of the thread opening the domain" },
+	{ "progress_asym", FI_PARAM_BOOL, "1",
+	  "FI_THREAD_DOMAIN auto-progress domains exclude their thread with "
+	  "plain loads and stores on the application side and membarrier(2) "
+	  "on the thread's; 0 takes the same token as other domains" },
 };
 
 static pthread_once_t pl_core_params_once = PTHREAD_ONCE_INIT;

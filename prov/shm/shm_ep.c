@@ -430,6 +430,12 @@ int shm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	 * runs beside it anyway */
 	ep->locking = !(pd->threading == FI_THREAD_DOMAIN &&
 			pd->data_progress != FI_PROGRESS_AUTO);
+	if (pd->threading == FI_THREAD_DOMAIN &&
+	    pd->data_progress == FI_PROGRESS_AUTO &&
+	    pl_progress_ctx_uses_asym(pl_domain_progress(domain))) {
+		ep->asym = pl_domain_progress(domain);
+		ep->locking = false;
+	}
 	ret = pthread_mutex_init(&ep->lock, NULL);
 	if (ret) {
 		ret = -ret;

@@ -28,7 +28,10 @@
  *   application thread is using. It is not taken at all ("lockless")
  *   when the application serializes every call on the domain itself:
  *   FI_THREAD_DOMAIN with manual progress (the context then takes no
- *   token either). Calls made under the lock: pl_cq_write* and
+ *   token either). FI_THREAD_DOMAIN with auto progress takes the
+ *   application side of the context's asymmetric exclusion instead
+ *   (asym: plain stores, no locked instruction; the thread's pass runs
+ *   on the other side of it, so the source needs no lock at all). Calls made under the lock: pl_cq_write* and
  *   pl_cntr_inc* (leaf objects that never call back into an endpoint)
  *   and the AV lookup (an RCU read-side section, never blocks).
  *   Lock order: endpoint lock, then anything inside the CQ/counter.
@@ -151,6 +154,9 @@ struct shm_ep {
 	struct shm_domain	*dom;
 	uint64_t		tx_op_flags, rx_op_flags;
 	bool			locking;
+	/* FI_THREAD_DOMAIN auto: the context's asymmetric exclusion
+	 * stands in for the lock (pl_progress.h), else NULL */
+	struct pl_progress_ctx	*asym;
 	bool			closing; /* no completions written any more */
 	pthread_mutex_t		lock;
 	/* 1 after any locked call but an idle progress poll: the source's
@@ -214,6 +220,8 @@ static inline void shm_ep_lock(struct shm_ep *ep)
 {
 	if (ep->locking)
 		pthread_mutex_lock(&ep->lock);
+	else if (ep->asym)
+		pl_progress_ctx_app_enter(ep->asym);
 }
 
 static inline void shm_ep_unlock(struct shm_ep *ep)
@@ -222,6 +230,8 @@ static inline void shm_ep_unlock(struct shm_ep *ep)
 		/* relaxed: a hint for the progress source, see dirty */
 		pl_store_relaxed(&ep->dirty, 1u);
 		pthread_mutex_unlock(&ep->lock);
+	} else if (ep->asym) {
+		pl_progress_ctx_app_leave(ep->asym);
 	}
 }
 

@@ -15,9 +15,22 @@
 #include "pl_compiler.h"
 #include "shm_ep.h"
 
+/* The source's side of the lock: tried, never waited for. Without
+ * locking (FI_THREAD_DOMAIN) the pass is already exclusive: manual, by
+ * the application's serialization; auto, by the context's asymmetric
+ * exclusion, inside which every pass runs. */
 static bool shm_ep_trylock(struct shm_ep *ep)
 {
 	return !ep->locking || !pthread_mutex_trylock(&ep->lock);
+}
+
+static void shm_ep_untrylock(struct shm_ep *ep)
+{
+	if (ep->locking) {
+		/* relaxed: a hint, see shm_ep_progress_skip */
+		pl_store_relaxed(&ep->dirty, 1u);
+		pthread_mutex_unlock(&ep->lock);
+	}
 }
 
 /*
@@ -77,7 +90,7 @@ int shm_ep_progress_arm(struct pl_progress_source *src)
 	if (!shm_ep_trylock(ep))
 		return -FI_EAGAIN;	/* an application call is under way */
 	ret = ep->xep ? shm_xfer_ep_arm(ep->xep) : 0;
-	shm_ep_unlock(ep);
+	shm_ep_untrylock(ep);
 	return ret;
 }
 

@@ -82,17 +82,23 @@ static inline int tep_run_ranks(int n, void (*fn)(void *))
  * tep_open_bound stops before fi_enable, so that a test can bind more
  * (counters) first; tep_enable finishes. data_progress:
  * FI_PROGRESS_UNSPEC (the provider's default, manual), or
- * FI_PROGRESS_AUTO / MANUAL as asked. */
+ * FI_PROGRESS_AUTO / MANUAL as asked. The threading model is the
+ * provider's default, or FI_THREAD_DOMAIN when the environment has
+ * SHM_TEST_THREADING=domain (the auto-progress scenarios run both: an
+ * FI_THREAD_DOMAIN auto domain excludes its thread differently). */
 static inline int tep_open_bound(struct tep *t, uint64_t caps,
 				 enum fi_progress progress)
 {
 	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED,
 				  .wait_obj = FI_WAIT_NONE, .size = 4096 };
 	struct fi_av_attr ava = { .type = FI_AV_TABLE };
+	const char *th = getenv("SHM_TEST_THREADING");
 	int ret;
 
 	memset(t, 0, sizeof(*t));
-	ret = shm_test_getinfo(caps, FI_THREAD_UNSPEC, progress, &t->info);
+	ret = shm_test_getinfo(caps, th && !strcmp(th, "domain") ?
+			       FI_THREAD_DOMAIN : FI_THREAD_UNSPEC,
+			       progress, &t->info);
 	if (ret)
 		return ret;
 	if ((ret = fi_fabric(t->info->fabric_attr, &t->fabric, NULL)) ||
