@@ -101,10 +101,13 @@ static int bw_body(struct bf_side *side, void *arg)
 				      len, &stats);
 			fflush(stdout);
 		} else {
+			uint64_t tx0 = side->tx_done;
+
 			total = (uint64_t)(o->warmup + o->reps) * st.windows;
 			for (i = 0; i < total; i++)
 				bw_window_recv(&st);
-			bf_wait(side, side->tx_done, side->rx_done);
+			/* one acknowledgement per window, all completed */
+			bf_wait(side, tx0 + total, side->rx_done);
 		}
 		bf_barrier(side);
 	}

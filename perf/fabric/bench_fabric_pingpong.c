@@ -74,13 +74,21 @@ static int pp_body(struct bf_side *side, void *arg)
 			fflush(stdout);
 		} else {
 			/* the echo side: as many round trips as rank 0 makes */
+			uint64_t tx0 = side->tx_done;
+
 			total = (uint64_t)(o->warmup + o->reps) * st.iters;
 			for (i = 0; i < total; i++) {
 				bf_recv(side, len, (unsigned)i);
 				bf_wait(side, side->tx_done, side->rx_done + 1);
 				bf_send(side, len, (unsigned)i);
 			}
-			bf_wait(side, side->tx_done, side->rx_done);
+			/* every send completes before the barrier: under
+			 * manual progress a message sent through bounce
+			 * buffers moves on only while its sender polls, so
+			 * blocking in the barrier first would leave rank 0
+			 * waiting for the last reply's tail (a hang above
+			 * four bounce buffers on propel's shm) */
+			bf_wait(side, tx0 + total, side->rx_done);
 		}
 		/* sends still completing are drained before the next size */
 		bf_barrier(side);

@@ -55,7 +55,7 @@ static int pr_pingpong_body(struct bf_side *side, void *arg)
 		.name = bench, .unit = "us", .warmup = o->warmup,
 		.reps = o->reps, .sample = pr_sample, .arg = &st,
 	};
-	uint64_t i, total = (uint64_t)(o->warmup + o->reps) * o->iters;
+	uint64_t i, tx0, total = (uint64_t)(o->warmup + o->reps) * o->iters;
 
 	if (side->rank == 0) {
 		if (pl_bench_run(&series, &stats, NULL))
@@ -65,12 +65,15 @@ static int pr_pingpong_body(struct bf_side *side, void *arg)
 		fflush(stdout);
 		return 0;
 	}
+	tx0 = side->tx_done;
 	for (i = 0; i < total; i++) {
 		bf_recv(side, o->size, (unsigned)i);
 		bf_wait(side, side->tx_done, side->rx_done + 1);
 		bf_send(side, o->size, (unsigned)i);
 	}
-	bf_wait(side, side->tx_done, side->rx_done);
+	/* every send completes before returning (see bench_fabric_pingpong:
+	 * under manual progress a bounce-buffer send needs its sender) */
+	bf_wait(side, tx0 + total, side->rx_done);
 	return 0;
 }
 
