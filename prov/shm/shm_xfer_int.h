@@ -166,7 +166,17 @@ uint64_t shm_xfer_tx_id(const struct shm_xfer_ep *ep, const struct shm_tx *tx);
 void shm_xfer_tx_put(struct shm_xfer_ep *ep, struct shm_tx *tx);
 void shm_xfer_handle_ack(struct shm_xfer_ep *ep, const struct shm_cmd *cmd);
 
-/* shm_xfer_recv.c. The command handlers (and shm_xfer_handle_rma) return
+/* shm_xfer_recv.c. A received command's record (malloc'd, extra bytes of
+ * data[] after it): every header field set from cmd or to its empty
+ * value, one by one, no memset. The caller fills flags, key, the union
+ * (read only for its proto), data[] and iov[] (read only below
+ * iov_count). A field added to struct shm_xfer_rx is set here. NULL when
+ * out of memory. */
+struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
+				    const struct shm_cmd *cmd,
+				    struct shm_rpeer *rp, size_t extra);
+
+/* The command handlers (and shm_xfer_handle_rma) return
  * 0 (the caller releases the slot), 1 (the handler released it already:
  * it copied what it needs and freed the slot early) or -FI_EAGAIN (keep
  * the command queued, retry at the next poll). */

@@ -63,6 +63,38 @@ static void shm_xfer_handle_cont(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	ep->sar_rx = rx;
 }
 
+struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
+				    const struct shm_cmd *cmd,
+				    struct shm_rpeer *rp, size_t extra)
+{
+	struct shm_xfer_rx *rx = malloc(sizeof(*rx) + extra);
+
+	if (!rx)
+		return NULL;
+	/* field by field, not a memset of the whole record (a rep stos of
+	 * ~250 bytes on every message) */
+	rx->size = cmd->size;
+	rx->tag = cmd->tag;
+	rx->cq_data = cmd->cq_data;
+	rx->flags = 0;
+	rx->src_name = rp ? rp->name : NULL;
+	rx->context = NULL;
+	rx->key = 0;
+	rx->ep = ep;
+	rx->next = NULL;
+	rx->rpeer = rp;
+	rx->proto = cmd->proto;
+	rx->cmd_flags = cmd->flags;
+	rx->xfer_id = cmd->xfer_id;
+	rx->xfer_id_cont = 0;
+	rx->iov_count = 0;
+	rx->cap = 0;
+	rx->next_chunk = 0;
+	rx->nchunks = 0;
+	rx->copied = 0;
+	return rx;
+}
+
 int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 {
 	struct shm_rpeer *rp;
@@ -96,32 +128,11 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	default:
 		goto drop;
 	}
-	rx = malloc(sizeof(*rx) + extra);
+	rx = shm_xfer_rx_new(ep, cmd, rp, extra);
 	if (!rx)
 		return -FI_EAGAIN;
-	/* field by field, not a memset of the whole record (a rep stos of
-	 * ~250 bytes on every message): the union is read only for its
-	 * proto, iov[] only below iov_count */
-	rx->context = NULL;
-	rx->key = 0;
-	rx->next = NULL;
-	rx->xfer_id_cont = 0;
-	rx->iov_count = 0;
-	rx->cap = 0;
-	rx->next_chunk = 0;
-	rx->nchunks = 0;
-	rx->copied = 0;
-	rx->size = cmd->size;
-	rx->tag = cmd->tag;
-	rx->cq_data = cmd->cq_data;
 	rx->flags = ((cmd->flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
 		    ((cmd->flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0);
-	rx->src_name = rp ? rp->name : NULL;
-	rx->ep = ep;
-	rx->rpeer = rp;
-	rx->proto = cmd->proto;
-	rx->cmd_flags = cmd->flags;
-	rx->xfer_id = cmd->xfer_id;
 	if (cmd->proto == SHM_PROTO_INLINE)
 		memcpy(rx->data, shm_cmd_payload(cmd), extra);
 	else if (cmd->proto == SHM_PROTO_SAR)

@@ -191,20 +191,11 @@ int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 			goto drop;
 		extra = (size_t)cmd->size;
 	}
-	rx = malloc(sizeof(*rx) + extra);
+	rx = shm_xfer_rx_new(ep, cmd, rp, extra);	/* proto INLINE */
 	if (!rx)
 		return -FI_EAGAIN;
-	memset(rx, 0, sizeof(*rx));
-	rx->size = cmd->size;
-	rx->tag = cmd->tag;
 	rx->key = cmd->key;
 	rx->flags = cmd->op == SHM_OP_READ ? SHM_XF_RMA_READ : SHM_XF_ATOMIC;
-	rx->src_name = rp->name;
-	rx->ep = ep;
-	rx->rpeer = rp;
-	rx->proto = SHM_PROTO_INLINE;
-	rx->cmd_flags = cmd->flags;
-	rx->xfer_id = cmd->xfer_id;
 	if (cmd->op == SHM_OP_READ)
 		memcpy(&rx->u.cma, shm_cmd_payload(cmd), sizeof(rx->u.cma));
 	else
