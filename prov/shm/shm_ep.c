@@ -427,15 +427,13 @@ int shm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->rx_op_flags = info->rx_attr ? info->rx_attr->op_flags : 0;
 	/* the application serializes every call on the domain itself only
 	 * under FI_THREAD_DOMAIN; a progress thread (FI_PROGRESS_AUTO)
-	 * runs beside it anyway */
-	ep->locking = !(pd->threading == FI_THREAD_DOMAIN &&
-			pd->data_progress != FI_PROGRESS_AUTO);
-	if (pd->threading == FI_THREAD_DOMAIN &&
-	    pd->data_progress == FI_PROGRESS_AUTO &&
-	    pl_progress_ctx_uses_asym(pl_domain_progress(domain))) {
+	 * runs beside it anyway, unless the context excludes it (asym,
+	 * which it chooses for FI_THREAD_DOMAIN auto only) */
+	if (pl_progress_ctx_uses_asym(pl_domain_progress(domain)))
 		ep->asym = pl_domain_progress(domain);
-		ep->locking = false;
-	}
+	ep->locking = !ep->asym &&
+		      !(pd->threading == FI_THREAD_DOMAIN &&
+			pd->data_progress != FI_PROGRESS_AUTO);
 	ret = pthread_mutex_init(&ep->lock, NULL);
 	if (ret) {
 		ret = -ret;
