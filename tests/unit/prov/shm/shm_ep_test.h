@@ -101,6 +101,11 @@ static inline int tep_open_bound(struct tep *t, uint64_t caps,
 			       progress, &t->info);
 	if (ret)
 		return ret;
+	/* a run meant for FI_THREAD_DOMAIN must get it, or it would pass
+	 * without exercising what it names */
+	if (th && !strcmp(th, "domain") &&
+	    t->info->domain_attr->threading != FI_THREAD_DOMAIN)
+		return -FI_ENODATA;
 	if ((ret = fi_fabric(t->info->fabric_attr, &t->fabric, NULL)) ||
 	    (ret = fi_domain(t->fabric, t->info, &t->domain, NULL)) ||
 	    (ret = fi_cq_open(t->domain, &cqa, &t->cq, NULL)) ||
