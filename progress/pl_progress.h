@@ -91,12 +91,15 @@ struct pl_progress_attr {
 /*
  * Counters, for tests and benchmarks. Each is a relaxed atomic, so a
  * snapshot is not a consistent cut: a reader may see wakeups ahead of
- * sleeps by one. Exact except app_polls (see pl_progress_ctx.c).
+ * sleeps by one.
  */
 struct pl_progress_stats {
 	uint64_t passes;	/* poll passes over all sources, any driver */
 	uint64_t thread_passes;	/* ... of which by the progress thread */
-	uint64_t app_polls;	/* pl_progress_ctx_poll calls (auto mode) */
+	uint64_t app_polls_seen;	/* times the thread found that the
+					 * application had polled (auto mode;
+					 * at most one per thread iteration or
+					 * nap, not one per poll) */
 	uint64_t busy;		/* ... that found the token held */
 	uint64_t errors;	/* negative returns of poll() */
 	uint64_t arm_races;	/* arm() answered -FI_EAGAIN */
@@ -114,6 +117,7 @@ struct pl_progress_info {
 	int uses_asym;		/* auto FI_THREAD_DOMAIN: pl_progress_asym.h */
 	int dead;		/* inherited through fork(): unusable */
 	unsigned spin_us;	/* FI_PROGRESS_SPIN_US in effect */
+	unsigned backoff_max_us;	/* FI_PROGRESS_BACKOFF_MAX_US */
 	pid_t thread_tid;	/* progress thread, 0 when none */
 };
 

@@ -6,8 +6,8 @@
  *   progress  threading          poll strategy         kick
  *   manual    FI_THREAD_DOMAIN   serial: no token      none
  *   manual    any other          token                 none
- *   auto      FI_THREAD_DOMAIN   asym + app.polls      thread
- *   auto      any other          token + app.polls     thread
+ *   auto      FI_THREAD_DOMAIN   asym + app.ask        thread
+ *   auto      any other          token + app.ask       thread
  *   (forked child, any)          dead: -FI_EOPBADSTATE none
  *
  * asym (pl_progress_asym.h) replaces the token where the application
@@ -20,14 +20,12 @@
  * and an auto thread always competes with the application.
  *
  * Counters (struct pl_progress_stats) are relaxed atomics: they order
- * nothing and nobody decides anything from them except the thread's
- * back-off, which reads app.polls as a hint. Counters with a single
+ * nothing and nobody decides anything from them. Counters with a single
  * writer (the token holder, or the thread) are bumped with a relaxed load
- * and store, no read-modify-write. app.polls has many writers and is
- * bumped the same way on purpose: an increment lost to a race still moves
- * the value, which is all the back-off needs, and the hot path stays free
- * of locked instructions; so it is approximate. busy and kicks use
- * fetch_add, on paths that are slow anyway.
+ * and store, no read-modify-write. busy and kicks use fetch_add, on paths
+ * that are slow anyway. app.ask is not a counter: it is the thread's
+ * question "did the application poll since I asked?" (its protocol and
+ * why it is not a counter bumped per poll: pl_progress_thread.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -61,11 +59,18 @@ static int pl_progress_poll_token(struct pl_progress_ctx *ctx)
 	return ret;
 }
 
+/* Auto mode: answer the thread's question (pl_progress_thread.c), a
+ * load per poll and a store only when asked. Relaxed: a hint that orders
+ * nothing; racing pollers store the same 0. */
+static inline void pl_progress_app_answer(struct pl_progress_ctx *ctx)
+{
+	if (pl_load_relaxed(&ctx->app.ask))
+		pl_store_relaxed(&ctx->app.ask, 0);
+}
+
 static int pl_progress_poll_token_auto(struct pl_progress_ctx *ctx)
 {
-	/* Relaxed, lossy on purpose (see the file comment): tells the
-	 * thread that the application polls, orders nothing. */
-	pl_store_relaxed(&ctx->app.polls, pl_load_relaxed(&ctx->app.polls) + 1);
+	pl_progress_app_answer(ctx);
 	return pl_progress_poll_token(ctx);
 }
 
@@ -73,8 +78,7 @@ static int pl_progress_poll_asym(struct pl_progress_ctx *ctx)
 {
 	int ret;
 
-	/* Relaxed, lossy on purpose, as in poll_token_auto. */
-	pl_store_relaxed(&ctx->app.polls, pl_load_relaxed(&ctx->app.polls) + 1);
+	pl_progress_app_answer(ctx);
 	pl_progress_asym_app_enter(&ctx->asym);
 	ret = pl_progress_source_pass(ctx);
 	pl_progress_asym_app_leave(&ctx->asym);
@@ -198,6 +202,7 @@ int pl_progress_ctx_open(enum fi_progress data_progress,
 	ctx->budget = attr && attr->poll_budget ? attr->poll_budget :
 		      PL_PROGRESS_POLL_BUDGET;
 	ctx->spin_us = pl_progress_param_get()->spin_us;
+	ctx->backoff_max_us = pl_progress_param_get()->backoff_max_us;
 
 	ctx->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (ctx->epfd < 0) {
@@ -303,7 +308,7 @@ void pl_progress_ctx_stats(const struct pl_progress_ctx *ctx,
 	*stats_p = (struct pl_progress_stats){
 		.passes = pl_load_relaxed(&c->passes),
 		.thread_passes = pl_load_relaxed(&c->st.thread_passes),
-		.app_polls = pl_load_relaxed(&c->app.polls),
+		.app_polls_seen = pl_load_relaxed(&c->st.app_seen),
 		.busy = pl_load_relaxed(&c->app.busy),
 		.errors = pl_load_relaxed(&c->errors),
 		.arm_races = pl_load_relaxed(&c->arm_races),
@@ -327,6 +332,7 @@ void pl_progress_ctx_info(const struct pl_progress_ctx *ctx,
 		.uses_asym = ctx->uses_asym,
 		.dead = ctx->dead,
 		.spin_us = ctx->spin_us,
+		.backoff_max_us = ctx->backoff_max_us,
 		/* Relaxed: published before open returned (semaphore). */
 		.thread_tid = ctx->dead ? 0 : pl_load_relaxed(&c->thr.tid),
 	};

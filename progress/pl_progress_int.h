@@ -11,7 +11,9 @@
  *                       FI_THREAD_DOMAIN auto, the asymmetric exclusion
  *   ops, mode fields    written once at open (and by the fork child
  *                       handler, single-threaded); read-only otherwise
- *   app.*               relaxed atomics, written by application pollers
+ *   app.ask             relaxed atomic: the thread stores 1, application
+ *                       pollers store 0 (pl_progress_thread.c)
+ *   app.busy            relaxed atomic counter, application pollers
  *   thr.state           the sleep/kick protocol (pl_progress_thread.c)
  *   thr.stop            set once by close
  *   st.*                relaxed counters (pl_progress_ctx.c)
@@ -35,9 +37,9 @@
 #include "pl_progress_asym.h"
 #include "pl_progress_token.h"
 
-/* Back-off naps of the thread while the application polls. */
+/* Back-off naps of the thread while the application polls: the first
+ * one; the longest is FI_PROGRESS_BACKOFF_MAX_US (ctx->backoff_max_us). */
 #define PL_PROGRESS_BACKOFF_MIN_US	50
-#define PL_PROGRESS_BACKOFF_MAX_US	1000
 
 /* The strategy, chosen once at open (and swapped in a fork child). */
 struct pl_progress_ops {
@@ -71,9 +73,10 @@ struct pl_progress_ctx {
 	pl_atomic_u64 errors;		/* single writer: the token holder */
 	pl_atomic_u64 arm_races;	/* single writer: the token holder */
 
-	/* Line 1: written by application pollers in auto mode only. */
+	/* Line 1: read by every application poll in auto mode; written by
+	 * one of them per thread nap (ask), or when the token is busy. */
 	struct {
-		pl_atomic_u64 polls;	/* lossy under racing pollers */
+		pl_atomic_int ask;	/* the thread's question, see above */
 		pl_atomic_u64 busy;	/* exact (fetch_add) */
 	} app PL_CACHE_ALIGNED;
 
@@ -89,6 +92,7 @@ struct pl_progress_ctx {
 		pl_atomic_u64 sleeps;
 		pl_atomic_u64 wakeups;
 		pl_atomic_u64 backoffs;
+		pl_atomic_u64 app_seen;	/* asks the application answered */
 		pl_atomic_u64 kicks;	/* many writers: fetch_add */
 	} st PL_CACHE_ALIGNED;
 
@@ -100,6 +104,7 @@ struct pl_progress_ctx {
 	bool dead;			/* inherited through fork() */
 	unsigned budget;
 	unsigned spin_us;
+	unsigned backoff_max_us;
 	int epfd;
 
 	/* Under the token (see the table above). */
@@ -136,6 +141,7 @@ bool pl_progress_pin_choose(int hint_node, cpu_set_t *set_p);
 /* pl_progress_param.c: read once per process. */
 struct pl_progress_param {
 	unsigned spin_us;
+	unsigned backoff_max_us;	/* FI_PROGRESS_BACKOFF_MAX_US */
 	bool asym;			/* FI_PROGRESS_ASYM */
 	bool have_cpus;
 	cpu_set_t cpus;			/* FI_PROGRESS_THREAD_CPUS */

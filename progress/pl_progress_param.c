@@ -4,6 +4,8 @@
  * core parameter table (engine/base/pl_core_params.c defines them, so
  * fi_info -e lists them before any context exists):
  *   FI_PROGRESS_SPIN_US      0..PL_PROGRESS_SPIN_US_MAX, default 50
+ *   FI_PROGRESS_BACKOFF_MAX_US  PL_PROGRESS_BACKOFF_MIN_US..
+ *                            PL_PROGRESS_BACKOFF_MAX_US_MAX, default 8000
  *   FI_PROGRESS_THREAD_CPUS  a CPU list ("1", "0-3,6"): exact affinity
  *   FI_PROGRESS_THREAD_NUMA  a node number, -1 for automatic
  * Once, so that a bad value earns one warning (the typed getters warn and
@@ -23,8 +25,10 @@
 #include "pl_param.h"
 #include "pl_progress_int.h"
 
-/* A second of spinning is already far past any useful budget. */
+/* A second of spinning is already far past any useful budget; a nap
+ * of a second leaves auto progress off for too long to be useful. */
 #define PL_PROGRESS_SPIN_US_MAX 1000000
+#define PL_PROGRESS_BACKOFF_MAX_US_MAX 1000000
 
 static struct pl_progress_param pl_progress_param_val;
 static char pl_progress_param_cpus_text[64];
@@ -62,6 +66,11 @@ static void pl_progress_param_read(void)
 						"progress_spin_us",
 						PL_PROGRESS_SPIN_US_DEFAULT, 0,
 						PL_PROGRESS_SPIN_US_MAX);
+	p->backoff_max_us = (unsigned)pl_param_get_int(&pl_core_prov,
+				"progress_backoff_max_us",
+				PL_PROGRESS_BACKOFF_MAX_US_DEFAULT,
+				PL_PROGRESS_BACKOFF_MIN_US,
+				PL_PROGRESS_BACKOFF_MAX_US_MAX);
 	p->asym = pl_param_get_bool(&pl_core_prov, "progress_asym", true);
 	pl_progress_param_read_cpus(p);
 	/* The range the warning states is the machine's, when known. */

@@ -10,11 +10,15 @@
  * work, loop. Once they have found none for FI_PROGRESS_SPIN_US, try to
  * sleep (below). Whenever the application is seen polling, back off
  * instead of competing for the core (below). "Seen polling" means: the
- * app.polls counter (bumped by every pl_progress_ctx_poll in auto mode)
- * moved since the thread's previous iteration or nap, or the token was
- * held by someone else. No clock is read on the application's side; the
- * thread's own cadence is the clock, and polls made while it slept in
- * epoll do not count (they may be arbitrarily old).
+ * application answered the thread's question, or the token was held by
+ * someone else. The question is a flag, app.ask: the thread stores 1
+ * ("have you polled since?") and every pl_progress_ctx_poll in auto
+ * mode stores 0 if it reads 1. Polls that follow an answer only load it,
+ * so a polling application pays one load per poll and one store per
+ * nap of the thread, never a store per poll (a store per poll measured
+ * ~2% of the shm 8 B ping-pong). No clock is read on the application's
+ * side; the thread's own cadence is the clock, and polls made while it
+ * slept in epoll do not count (they may be arbitrarily old).
  *
  * Synchronization table:
  *
@@ -63,19 +67,30 @@
  * the application polls, the thread naps instead, in ppoll() on the
  * eventfd alone (not the sources: a level-triggered readable socket that
  * the application is about to drain would turn the nap into a spin),
- * first PL_PROGRESS_BACKOFF_MIN_US, doubling up to
- * PL_PROGRESS_BACKOFF_MAX_US while the application keeps polling. It
- * resumes as soon as one whole nap passes without an application poll,
- * so auto progress comes back within about a millisecond of the
- * application going off to compute. State stays RUNNING during a nap:
- * kickers do not pay a write(2) while the application itself is polling,
- * and the nap bounds the delay of anything they published.
+ * first PL_PROGRESS_BACKOFF_MIN_US, doubling up to FI_PROGRESS_BACKOFF_
+ * MAX_US while the application keeps polling. It resumes as soon as one
+ * whole nap passes without an application poll, so auto progress comes
+ * back within about two naps of the application going off to compute.
+ * State stays RUNNING during a nap: kickers do not pay a write(2) while
+ * the application itself is polling, and the nap bounds the delay of
+ * anything they published.
+ *
+ * What a nap costs is its end: the thread runs on the application's core
+ * (it inherits a one-core binding), so each end takes the core from the
+ * application, and a timer interrupt of its own is the dearest part of
+ * it in a VM. Measured on the 2-vCPU development VM (HZ=250): a process
+ * that merely wakes every 1 ms on each core slows the shm 8 B ping-pong
+ * by ~17%; with 3 ms of timer slack, so that the wake-up rides the
+ * scheduler tick, by ~5%. Hence the thread's timer slack is set to the
+ * nap's own length (a nap of d ends between d and 2d: the kernel folds it
+ * into an interrupt it takes anyway), and the cap is a parameter.
  */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <time.h>
@@ -145,8 +160,11 @@ static void pl_progress_thread_let_go(struct pl_progress_ctx *ctx, bool *lease)
 	}
 }
 
-/* One nap of `us` microseconds, cut short by stop or a stray kick. */
-static void pl_progress_thread_nap(struct pl_progress_ctx *ctx, unsigned us)
+/* One nap of `us` microseconds (up to twice that: the timer slack, see
+ * the file comment), cut short by stop or a stray kick. *slack_us: the
+ * slack in effect, changed (one prctl) only when the length changes. */
+static void pl_progress_thread_nap(struct pl_progress_ctx *ctx, unsigned us,
+				   unsigned *slack_us)
 {
 	struct pollfd pfd = { .fd = ctx->thr.kick_fd, .events = POLLIN };
 	struct timespec ts = {
@@ -154,28 +172,48 @@ static void pl_progress_thread_nap(struct pl_progress_ctx *ctx, unsigned us)
 		.tv_nsec = (long)(us % 1000000) * 1000,
 	};
 
+	/* Failure only costs precision: the nap ends on time instead. */
+	if (*slack_us != us &&
+	    !prctl(PR_SET_TIMERSLACK, (unsigned long)us * 1000ul, 0, 0, 0))
+		*slack_us = us;
 	if (ppoll(&pfd, 1, &ts, NULL) > 0)
 		pl_progress_thread_drain(ctx);
 }
 
-/* Stay out of the application's way while it polls. *app_seen is the
- * app.polls value the caller saw last; on return it is current. */
+/* Ask the application whether it polls (app.ask = 1). Relaxed: a hint
+ * that orders nothing (what was polled is under the token); stored only
+ * when the flag changes, so that a thread that keeps asking does not
+ * take the line from the application's core. */
+static void pl_progress_thread_ask(struct pl_progress_ctx *ctx)
+{
+	if (!pl_load_relaxed(&ctx->app.ask))
+		pl_store_relaxed(&ctx->app.ask, 1);
+}
+
+/* Did the application poll since the last ask? Relaxed, as ask. */
+static bool pl_progress_thread_answered(struct pl_progress_ctx *ctx)
+{
+	if (pl_load_relaxed(&ctx->app.ask))
+		return false;
+	pl_progress_count(&ctx->st.app_seen);
+	return true;
+}
+
+/* Stay out of the application's way while it polls. */
 static void pl_progress_thread_backoff(struct pl_progress_ctx *ctx,
-				       uint64_t *app_seen)
+				       unsigned *slack_us)
 {
 	unsigned us = PL_PROGRESS_BACKOFF_MIN_US;
 
 	for (;;) {
-		/* Relaxed: a hint that the application polls; it orders
-		 * nothing (what it polled is under the token). */
-		*app_seen = pl_load_relaxed(&ctx->app.polls);
+		pl_progress_thread_ask(ctx);
 		pl_progress_count(&ctx->st.backoffs);
-		pl_progress_thread_nap(ctx, us);
+		pl_progress_thread_nap(ctx, us, slack_us);
 		if (pl_progress_thread_stopping(ctx))
 			return;
-		if (pl_load_relaxed(&ctx->app.polls) == *app_seen)
+		if (!pl_progress_thread_answered(ctx))
 			return;
-		us = PL_MIN(us * 2, PL_PROGRESS_BACKOFF_MAX_US);
+		us = PL_MIN(us * 2, ctx->backoff_max_us);
 	}
 }
 
@@ -222,8 +260,9 @@ static void *pl_progress_thread_main(void *arg)
 {
 	struct pl_progress_ctx *ctx = arg;
 	uint64_t spin_ns = (uint64_t)ctx->spin_us * 1000, idle_since = 0;
-	uint64_t app_seen, now;
+	unsigned slack_us = 0;
 	bool lease = false;
+	uint64_t now;
 	int work;
 
 	/* So that perf and top name it; failure is cosmetic. */
@@ -232,13 +271,12 @@ static void *pl_progress_thread_main(void *arg)
 	pl_store_relaxed(&ctx->thr.tid, (int)gettid());
 	sem_post(&ctx->thr.ready);
 
-	app_seen = pl_load_relaxed(&ctx->app.polls);
+	pl_progress_thread_ask(ctx);
 	while (!pl_progress_thread_stopping(ctx)) {
-		/* Relaxed: a hint, see backoff. */
-		if (pl_load_relaxed(&ctx->app.polls) != app_seen ||
+		if (pl_progress_thread_answered(ctx) ||
 		    !pl_progress_thread_hold(ctx, &lease)) {
 			pl_progress_thread_let_go(ctx, &lease);
-			pl_progress_thread_backoff(ctx, &app_seen);
+			pl_progress_thread_backoff(ctx, &slack_us);
 			idle_since = 0;
 			continue;
 		}
@@ -263,7 +301,7 @@ static void *pl_progress_thread_main(void *arg)
 		 * ago must not delay the event that woke us by a nap. An
 		 * application that is still polling shows up again within
 		 * one iteration (or holds the token). */
-		app_seen = pl_load_relaxed(&ctx->app.polls);
+		pl_progress_thread_ask(ctx);
 	}
 	pl_progress_thread_let_go(ctx, &lease);
 	return NULL;

@@ -42,6 +42,13 @@ static const struct pl_param_def pl_core_param_table[] = {
 	{ "progress_spin_us", FI_PARAM_INT, PL_STR(PL_PROGRESS_SPIN_US_DEFAULT),
 	  "Microseconds an auto-progress thread keeps polling after its last "
 	  "event before it arms its sources and sleeps" },
+	{ "progress_backoff_max_us", FI_PARAM_INT,
+	  PL_STR(PL_PROGRESS_BACKOFF_MAX_US_DEFAULT),
+	  "Longest nap, in microseconds, of an auto-progress thread while "
+	  "the application itself polls (naps start at 50 and double); "
+	  "after the application stops polling, the thread resumes within "
+	  "about twice this. Each nap's end costs the application's core a "
+	  "context switch: shorter naps resume sooner and cost more" },
 	{ "progress_thread_cpus", FI_PARAM_STRING, "the CPUs of the chosen NUMA node",
 	  "CPUs the auto-progress threads may run on, as a list such as "
 	  "0-3,8,10" },

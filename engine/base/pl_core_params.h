@@ -12,6 +12,9 @@
 
 #define PL_LOG_INTERVAL_MS_DEFAULT	2000
 #define PL_PROGRESS_SPIN_US_DEFAULT	50
+/* FI_PROGRESS_BACKOFF_MAX_US: the longest nap of an auto-progress thread
+ * while the application polls (pl_progress_thread.c, back-off). */
+#define PL_PROGRESS_BACKOFF_MAX_US_DEFAULT	8000
 /* FI_PROGRESS_THREAD_NUMA: pick the node of the device, else the caller's. */
 #define PL_PROGRESS_THREAD_NUMA_AUTO	(-1)
 

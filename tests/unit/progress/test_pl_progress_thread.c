@@ -13,6 +13,8 @@
  *   badcpus   FI_PROGRESS_THREAD_CPUS=0-x
  *   pin       FI_PROGRESS_THREAD_CPUS=1
  *   numa      FI_PROGRESS_THREAD_NUMA=0
+ *   backoff   FI_PROGRESS_BACKOFF_MAX_US=200
+ *   badbackoff FI_PROGRESS_BACKOFF_MAX_US=10 (below the first nap)
  */
 #include <numa.h>
 #include <pthread.h>
@@ -103,7 +105,7 @@ static void test_completes_without_app_poll(void **state)
 	assert_true(pt_wait_done(&s, arg.count, PT_WATCHDOG_S));
 	pthread_join(t, NULL);
 	pl_progress_ctx_stats(ctx, &st);
-	assert_int_equal(st.app_polls, 0);
+	assert_int_equal(st.app_polls_seen, 0);
 	assert_true(st.thread_passes > 0);
 	assert_int_equal(pl_progress_source_remove(ctx, &s.src), 0);
 	pt_src_fini(&s);
@@ -494,6 +496,105 @@ static void test_pinned_to_node_0(void **state)
 	assert_int_equal(pl_progress_ctx_close(ctx), 0);
 }
 
+/* ---- backoff groups ---- */
+
+/* The thread's timer slack, which it sets to the length of each nap. */
+static unsigned long thread_slack_ns(pid_t tid)
+{
+	unsigned long ns = 0;
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/timerslack_ns", (int)tid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%lu", &ns), 1);
+	fclose(f);
+	return ns;
+}
+
+struct poller_arg {
+	struct pl_progress_ctx *ctx;
+	struct pt_src *s;
+	pl_atomic_int stop;
+};
+
+/* The application: polls without a pause until told to stop, and now
+ * and then makes work (so that a thread asleep in epoll wakes up, sees
+ * the polls and backs off, as in test_backs_off_while_app_polls). */
+static void *poller(void *p)
+{
+	struct poller_arg *a = p;
+	unsigned i = 0;
+
+	/* relaxed: a flag; join orders the rest */
+	while (!pl_load_relaxed(&a->stop)) {
+		if (++i % 64 == 0)
+			pt_efd_produce(a->s, 1);
+		(void)pl_progress_ctx_poll(a->ctx);
+	}
+	return NULL;
+}
+
+/* FI_PROGRESS_BACKOFF_MAX_US=200: while the application polls, the naps
+ * double from 50 us up to 200 us and no further; each nap's timer slack
+ * is its own length (the kernel's per-thread value, read from /proc by
+ * this thread while another one polls, so that reading it pauses no
+ * poll). */
+static void test_naps_grow_to_the_cap(void **state)
+{
+	struct pl_progress_ctx *ctx = open_auto();
+	struct poller_arg arg = { .ctx = ctx };
+	struct pl_progress_info info;
+	unsigned long slack, most = 0;
+	struct pt_src s;
+	uint64_t end;
+	pthread_t t;
+
+	pt_src_init_efd(&s);
+	arg.s = &s;
+	assert_int_equal(pl_progress_source_add(ctx, &s.src), 0);
+	pl_progress_ctx_info(ctx, &info);
+	assert_int_equal(info.backoff_max_us, 200);
+	assert_int_equal(pthread_create(&t, NULL, poller, &arg), 0);
+	/* Until the slack reads the cap, for at most 10 s: on a loaded
+	 * machine a nap may pass without a poll (the poller preempted),
+	 * and the thread then resumes and starts again from 50 us. */
+	end = pt_now_ns() + 10 * 1000000000ull;
+	do {
+		pt_sleep_ms(1);
+		slack = thread_slack_ns(info.thread_tid);
+		if (slack > most)
+			most = slack;
+	} while (slack != 200000 && pt_now_ns() < end);
+	/* relaxed: see poller */
+	pl_store_relaxed(&arg.stop, 1);
+	pthread_join(t, NULL);
+	print_message("timer slack of the napping thread: %lu ns\n", slack);
+	assert_int_equal(slack, 200000);
+	assert_int_equal(most, 200000);
+	assert_int_equal(pl_progress_source_remove(ctx, &s.src), 0);
+	pt_src_fini(&s);
+	assert_int_equal(pl_progress_ctx_close(ctx), 0);
+}
+
+static void open_one_and_check_backoff(void)
+{
+	struct pl_progress_ctx *ctx = open_auto();
+	struct pl_progress_info info;
+
+	pl_progress_ctx_info(ctx, &info);
+	assert_int_equal(info.backoff_max_us, 8000);
+	assert_int_equal(pl_progress_ctx_close(ctx), 0);
+	open_and_run_one();
+}
+
+static void test_bad_backoff_warns_and_defaults(void **state)
+{
+	assert_int_equal(count_in_stderr(open_one_and_check_backoff,
+					 "FI_PROGRESS_BACKOFF_MAX_US"), 1);
+}
+
 /* CPU 1 must exist and be ours, or pinning to it says nothing. */
 static int need_cpu_1(void)
 {
@@ -540,6 +641,13 @@ int main(int argc, char **argv)
 	const struct CMUnitTest numa[] = {
 		cmocka_unit_test(test_pinned_to_node_0),
 	};
+	const struct CMUnitTest backoff[] = {
+		cmocka_unit_test(test_naps_grow_to_the_cap),
+		cmocka_unit_test(test_backs_off_while_app_polls),
+	};
+	const struct CMUnitTest badbackoff[] = {
+		cmocka_unit_test(test_bad_backoff_warns_and_defaults),
+	};
 	int ret;
 
 	if (!strcmp(group, "default"))
@@ -565,6 +673,12 @@ int main(int argc, char **argv)
 		}
 		return cmocka_run_group_tests_name("numa", numa, NULL, NULL);
 	}
+	if (!strcmp(group, "backoff"))
+		return cmocka_run_group_tests_name("backoff", backoff, NULL,
+						   NULL);
+	if (!strcmp(group, "badbackoff"))
+		return cmocka_run_group_tests_name("badbackoff", badbackoff,
+						   NULL, NULL);
 	fprintf(stderr, "unknown group %s\n", group);
 	return 2;
 }
