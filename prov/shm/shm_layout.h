@@ -51,7 +51,8 @@
 
 #define SHM_LAYOUT_MAGIC	0x4d48534c45504f52ull	/* "ROPELSHM" */
 /* Bump on ANY change of a struct below or of the meaning of a field. */
-#define SHM_LAYOUT_VERSION	2u	/* 2: RMA and atomic commands */
+#define SHM_LAYOUT_VERSION	3u	/* 2: RMA and atomic commands;
+					 * 3: SHM_CF_IN_HDR */
 
 #define SHM_CACHELINE		64
 /* Longest endpoint name (FI_ADDR_STR text, NUL included). */
@@ -173,6 +174,12 @@ enum shm_proto {
 /* SHM_PROTO_SAR continuation of such a message (not matched again): tag =
  * the receiver's cookie from the SHM_CF_RESEND ack. */
 #define SHM_CF_CONT	(1u << 4)
+/* SHM_OP_MSG, SHM_PROTO_INLINE, size <= 8: the payload is in the key
+ * word (unused by messages), not after the command. The receiver then
+ * reads one line per message instead of two, and the second miss was a
+ * serial one (it can only start once the state word reads READY). */
+#define SHM_CF_IN_HDR	(1u << 5)
+#define SHM_CMD_HDR_PAYLOAD_MAX	8u
 
 /*
  * One command: the first 64 bytes of a slot. Written by the producer
@@ -191,7 +198,8 @@ struct shm_cmd {
 	uint64_t xfer_id;	/* sender's cookie, echoed by SHM_OP_ACK */
 	uint32_t src_gen;	/* generation of peer entry src_idx */
 	int32_t status;		/* SHM_OP_ACK: 0 or -FI_E* (truncation...) */
-	uint64_t key;		/* SHM_OP_WRITE/READ/ATOMIC: target MR key */
+	uint64_t key;		/* SHM_OP_WRITE/READ/ATOMIC: target MR key;
+				 * SHM_OP_MSG with SHM_CF_IN_HDR: payload */
 };
 static_assert(sizeof(struct shm_cmd) == SHM_CACHELINE, "shm cmd size");
 

@@ -111,6 +111,10 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	case SHM_PROTO_INLINE:
 		if (cmd->size > ep->region->hdr->inline_max)
 			goto drop;
+		if ((cmd->flags & SHM_CF_IN_HDR) &&
+		    (cmd->size > SHM_CMD_HDR_PAYLOAD_MAX ||
+		     cmd->op != SHM_OP_MSG))
+			goto drop;
 		extra = (size_t)cmd->size;
 		/* without a known sender we can place it, not ack it */
 		if ((cmd->flags & SHM_CF_ACK) && !rp)
@@ -134,7 +138,8 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	rx->flags = ((cmd->flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
 		    ((cmd->flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0);
 	if (cmd->proto == SHM_PROTO_INLINE)
-		memcpy(rx->data, shm_cmd_payload(cmd), extra);
+		memcpy(rx->data, (cmd->flags & SHM_CF_IN_HDR) ?
+		       (void *)&cmd->key : shm_cmd_payload(cmd), extra);
 	else if (cmd->proto == SHM_PROTO_SAR)
 		memcpy(&rx->u.sar, shm_cmd_payload(cmd), sizeof(rx->u.sar));
 	else

@@ -49,7 +49,7 @@ static int run_children(int n, void (*fn)(void *))
 
 /* ---- sizes ---- */
 
-static const size_t sizes[] = { 0, 1, 63, 64, 191, 192, 193, 1000, 4096,
+static const size_t sizes[] = { 0, 1, 8, 9, 63, 64, 191, 192, 193, 1000, 4096,
 				16383, 16384, 16385, 65536, 100000,
 				1 << 20, 4 << 20 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
