@@ -190,7 +190,8 @@ static void pl_progress_thread_ask(struct pl_progress_ctx *ctx)
 		pl_store_relaxed(&ctx->app.ask, 1);
 }
 
-/* Did the application poll since the last ask? Relaxed, as ask. */
+/* Did the application poll since the last ask? Relaxed, as ask. Counts
+ * each answer found (stats: app_polls_seen). */
 static bool pl_progress_thread_answered(struct pl_progress_ctx *ctx)
 {
 	if (pl_load_relaxed(&ctx->app.ask))

@@ -67,6 +67,15 @@ static inline void *shm_cmd_payload(struct shm_cmd *cmd)
 	return cmd + 1;
 }
 
+/* Where an SHM_PROTO_INLINE command's bytes are: in its key word
+ * (SHM_CF_IN_HDR, set by the sender before it writes them) or after it.
+ * The one place both sides decide it. */
+static inline void *shm_cmd_inline_data(struct shm_cmd *cmd)
+{
+	return (cmd->flags & SHM_CF_IN_HDR) ? (void *)&cmd->key :
+					      shm_cmd_payload(cmd);
+}
+
 #define SHM_CMDQ_STALL_CHECK	1024
 
 #endif /* PROPEL_SHM_CMDQ_H */

@@ -179,7 +179,7 @@ enum shm_proto {
  * reads one line per message instead of two, and the second miss was a
  * serial one (it can only start once the state word reads READY). */
 #define SHM_CF_IN_HDR	(1u << 5)
-#define SHM_CMD_HDR_PAYLOAD_MAX	8u
+#define SHM_CMD_HDR_PAYLOAD_MAX	8u	/* sizeof(shm_cmd.key), asserted below */
 
 /*
  * One command: the first 64 bytes of a slot. Written by the producer
@@ -202,6 +202,8 @@ struct shm_cmd {
 				 * SHM_OP_MSG with SHM_CF_IN_HDR: payload */
 };
 static_assert(sizeof(struct shm_cmd) == SHM_CACHELINE, "shm cmd size");
+static_assert(sizeof(((struct shm_cmd *)0)->key) == SHM_CMD_HDR_PAYLOAD_MAX,
+	      "SHM_CF_IN_HDR payloads fill the key word");
 
 /* Payload of a SHM_PROTO_SAR command (in the slot after shm_cmd). */
 struct shm_cmd_sar {

@@ -138,8 +138,7 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	rx->flags = ((cmd->flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
 		    ((cmd->flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0);
 	if (cmd->proto == SHM_PROTO_INLINE)
-		memcpy(rx->data, (cmd->flags & SHM_CF_IN_HDR) ?
-		       (void *)&cmd->key : shm_cmd_payload(cmd), extra);
+		memcpy(rx->data, shm_cmd_inline_data(cmd), extra);
 	else if (cmd->proto == SHM_PROTO_SAR)
 		memcpy(&rx->u.sar, shm_cmd_payload(cmd), sizeof(rx->u.sar));
 	else

@@ -96,15 +96,11 @@ static int shm_xfer_send_inline(struct shm_xfer_ep *ep,
 		return ret;
 	}
 	shm_xfer_cmd_fill(cmd, peer, msg, size, SHM_PROTO_INLINE);
-	if (size <= SHM_CMD_HDR_PAYLOAD_MAX && cmd->op == SHM_OP_MSG) {
-		/* one line for the receiver to fetch (SHM_CF_IN_HDR) */
+	/* one line for the receiver to fetch (SHM_CF_IN_HDR) */
+	if (size <= SHM_CMD_HDR_PAYLOAD_MAX && cmd->op == SHM_OP_MSG)
 		cmd->flags |= SHM_CF_IN_HDR;
-		shm_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
-			       &cmd->key, size);
-	} else {
-		shm_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
-			       shm_cmd_payload(cmd), size);
-	}
+	shm_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
+		       shm_cmd_inline_data(cmd), size);
 	if (ack) {
 		tx->state = SHM_TX_ACK;
 		tx->context = msg->context;
