@@ -21,6 +21,7 @@
  *   hdr.sar_off     sar_chan_count x struct shm_sar_chan descriptors
  *   hdr.sarbuf_off  sar_chan_count x SHM_SAR_RING x sar_buf_size bytes
  *   hdr.mr_off      mr_count x struct shm_mr_ent  (reserved for S2)
+ *   hdr.split_off   split_count x struct shm_split_job (split copies)
  *
  * Synchronization table (who may run what at the same time, per region):
  *
@@ -51,8 +52,9 @@
 
 #define SHM_LAYOUT_MAGIC	0x4d48534c45504f52ull	/* "ROPELSHM" */
 /* Bump on ANY change of a struct below or of the meaning of a field. */
-#define SHM_LAYOUT_VERSION	3u	/* 2: RMA and atomic commands;
-					 * 3: SHM_CF_IN_HDR */
+#define SHM_LAYOUT_VERSION	4u	/* 2: RMA and atomic commands;
+					 * 3: SHM_CF_IN_HDR;
+					 * 4: split copies (SHM_OP_SPLIT) */
 
 #define SHM_CACHELINE		64
 /* Longest endpoint name (FI_ADDR_STR text, NUL included). */
@@ -95,7 +97,10 @@ struct shm_region_hdr {
 	uint32_t mr_count;		/* entries in the MR key table */
 	uint32_t pad0;
 	uint64_t ctl_off, cmdq_off, peer_off, sar_off, sarbuf_off, mr_off;
-	uint8_t rsvd[256 - 128];
+	uint32_t split_count;		/* split copy jobs */
+	uint32_t pad1;
+	uint64_t split_off;
+	uint8_t rsvd[256 - 144];
 };
 static_assert(sizeof(struct shm_region_hdr) == 256, "shm header size");
 
@@ -155,6 +160,10 @@ enum shm_op {
 				 * of a read or fetch result, at offset
 				 * `cq_data` of request `xfer_id` (all DATA
 				 * of a request precede its ACK) */
+	SHM_OP_SPLIT = 8,	/* receiver -> sender of a CMA message: help
+				 * copy it. Job `tag` of the receiver's
+				 * region, generation `cq_data`; `xfer_id`
+				 * the message's (its ACK follows) */
 };
 
 /* shm_cmd.proto */
@@ -292,6 +301,41 @@ struct shm_mr_ent {
 };
 static_assert(sizeof(struct shm_mr_ent) == SHM_CACHELINE, "shm mr entry");
 
+/*
+ * Split copy job, in the RECEIVER's region (algorithm and proof:
+ * shm_xfer_split.c). The receiver of a large CMA message copies chunks
+ * from the front while the sender, told by SHM_OP_SPLIT, writes chunks
+ * from the back with process_vm_writev: two cores move one message.
+ *
+ * `claim` holds gen[63:48] | lo[47:24] | hi[23:0]: chunks [lo, hi) are
+ * still unclaimed. Only the owner (receiver) moves lo, only the helper
+ * (sender) moves hi, both by CAS, so a chunk is copied by one side.
+ * The owner writes len, chunk and iov (relaxed atomics: a late helper
+ * may read them while the owner reuses the job; its CAS on a changed
+ * gen then fails and it drops what it read), then publishes them with a
+ * release store of a new gen; the helper loads `claim` with acquire.
+ * The helper counts each chunk it is done with in help_done (acq_rel
+ * RMW, after its copy; the owner loads it with acquire), having stored
+ * help_err (release) first when that chunk's copy failed; it then stops.
+ */
+#define SHM_SPLIT_JOBS		8
+#define SHM_SPLIT_IDX_BITS	24
+struct shm_split_job {
+	pl_atomic_u64 claim;
+	uint8_t pad0[SHM_CACHELINE - 8];
+	pl_atomic_u64 help_done;	/* helper-written */
+	pl_atomic_u32 help_err;		/* 0, or the positive FI_E* code */
+	uint8_t pad1[SHM_CACHELINE - 12];
+	/* owner-written before the gen that names them */
+	pl_atomic_u64 len;		/* bytes the job moves */
+	pl_atomic_u64 chunk;		/* bytes per chunk (the last: less) */
+	pl_atomic_u64 iov_cnt;		/* <= SHM_CMA_IOV_MAX */
+	pl_atomic_u64 iov[SHM_CMA_IOV_MAX][2];	/* receiver's base, len */
+	uint8_t pad2[2 * SHM_CACHELINE - 24 - 16 * SHM_CMA_IOV_MAX];
+};
+static_assert(sizeof(struct shm_split_job) == 4 * SHM_CACHELINE,
+	      "shm split job size");
+
 /* Geometry an owner asks for; shm_layout_compute() fills the offsets. */
 struct shm_layout_req {
 	uint32_t cmdq_slots;	/* rounded up to a power of two */
@@ -300,6 +344,7 @@ struct shm_layout_req {
 	uint32_t sar_chan_count;
 	uint32_t sar_buf_size;	/* rounded up to 64 */
 	uint32_t mr_count;
+	uint32_t split_count;
 };
 
 #endif /* PROPEL_SHM_LAYOUT_H */

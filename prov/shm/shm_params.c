@@ -38,6 +38,11 @@ static const struct pl_param_def shm_param_table[] = {
 	{ "mr_table", FI_PARAM_SIZE_T, SHM_STR(SHM_MR_TABLE_DEFAULT),
 	  "Remotely accessible memory registrations an endpoint publishes "
 	  "for RMA access checks" },
+	{ "cma_split_min", FI_PARAM_SIZE_T, SHM_STR(SHM_CMA_SPLIT_MIN_DEFAULT),
+	  "Smallest CMA message whose copy the receiver shares with the "
+	  "sender: the receiver reads chunks from the front while the "
+	  "sender, when it polls, writes chunks from the back; 0 never "
+	  "shares (the receiver copies alone)" },
 };
 
 static pthread_once_t shm_params_define_once = PTHREAD_ONCE_INIT;
@@ -79,6 +84,9 @@ static void shm_params_read(void)
 					 SHM_MAX_PEERS_DEFAULT, 2, 65535);
 	p->mr_table = pl_param_get_size(&shm_prov, "mr_table",
 					SHM_MR_TABLE_DEFAULT, 0, 1u << 20);
+	p->cma_split_min = pl_param_get_size(&shm_prov, "cma_split_min",
+					     SHM_CMA_SPLIT_MIN_DEFAULT, 0,
+					     SIZE_MAX);
 }
 
 const struct shm_params *shm_params_get(void)

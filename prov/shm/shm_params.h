@@ -46,6 +46,10 @@ struct fi_provider *shm_prov_ini(void);
 /* S3: 1024, not 192: a 256 B-1 KiB ping-pong goes inline (~0.85 us)
  * instead of through a bounce buffer (~1.5 us); 1.1 MiB of queue */
 #define SHM_INLINE_SIZE_DEFAULT		1024
+/* S3: CMA messages from 256 KiB on (so every CMA message, with the SAR
+ * threshold above) are copied by both sides (shm_xfer_split.c); 0 turns
+ * it off. Measured in prov/shm/docs/transport.md, "Split copies". */
+#define SHM_CMA_SPLIT_MIN_DEFAULT	(256 * 1024)
 #define SHM_SAR_BUF_SIZE_DEFAULT	32768
 #define SHM_SAR_BUF_COUNT_DEFAULT	32
 #define SHM_MAX_PEERS_DEFAULT		256
@@ -62,6 +66,7 @@ struct shm_params {
 	size_t	sar_buf_count;	/* FI_SHM_SAR_BUF_COUNT (per endpoint) */
 	size_t	max_peers;	/* FI_SHM_MAX_PEERS: peer table entries */
 	size_t	mr_table;	/* FI_SHM_MR_TABLE: published MR keys */
+	size_t	cma_split_min;	/* FI_SHM_CMA_SPLIT_MIN, 0: never split */
 };
 
 /* Define the table (idempotent, thread-safe). The provider's ini and

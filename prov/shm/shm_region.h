@@ -35,6 +35,7 @@ struct shm_region {
 	struct shm_sar_chan	*sar;
 	uint8_t			*sarbuf;
 	struct shm_mr_ent	*mr;
+	struct shm_split_job	*split;
 	bool			owner;		/* we created it (and unlink it) */
 	/* consumer state, owner only (shm_cmdq.c) */
 	uint64_t		cons_head;	/* next position to pop */

@@ -116,6 +116,9 @@ struct shm_xfer_rx {
 	uint64_t		next_chunk;
 	uint64_t		nchunks;
 	uint64_t		copied;
+	/* a split copy (shm_xfer_split.c) */
+	uint32_t		split_job;	/* job index in our region */
+	int32_t			split_status;	/* first copy error, or 0 */
 	uint8_t			data[];		/* inline bytes */
 };
 
@@ -144,6 +147,9 @@ struct shm_xfer_ops {
 struct shm_xfer_stats {
 	uint64_t tx_inline, tx_sar, tx_cma, rx_msgs, acks_tx, acks_rx,
 		 sar_chunks_tx, sar_chunks_rx, wakes_tx, tx_eagain;
+	/* split copies: receptions shared, chunks we read as their
+	 * receiver, chunks we wrote for a receiver as the sender */
+	uint64_t split_rx, split_chunks_own, split_chunks_help;
 };
 
 /*

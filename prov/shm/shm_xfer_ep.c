@@ -53,6 +53,8 @@ int shm_xfer_ep_open(const char *name, const struct shm_xfer_ops *ops,
 	ep->pid = (uint32_t)getpid();
 	ep->cma = shm_cma_available();
 	ep->sar_threshold = p->sar_threshold;
+	ep->split_min = p->cma_split_min;
+	ep->split_tail = &ep->split_rx;
 	snprintf(ep->name, sizeof(ep->name), "%s", name);
 
 	req = (struct shm_layout_req){
@@ -62,6 +64,7 @@ int shm_xfer_ep_open(const char *name, const struct shm_xfer_ops *ops,
 		.sar_chan_count = (uint32_t)(p->sar_buf_count / SHM_SAR_RING),
 		.sar_buf_size = (uint32_t)p->sar_buf_size,
 		.mr_count = (uint32_t)p->mr_table,
+		.split_count = SHM_SPLIT_JOBS,
 	};
 	/* the wake socket first: its bind is the cheap uniqueness test */
 	ret = shm_wake_open(&ep->wake, rname);
@@ -120,6 +123,7 @@ void shm_xfer_ep_close(struct shm_xfer_ep *ep)
 		ep->sar_rx = rx->next;
 		shm_xfer_sar_rx_finish(rx, -FI_ECANCELED);
 	}
+	shm_xfer_split_abandon(ep);
 	while ((rx = ep->cont_rx)) {
 		ep->cont_rx = rx->next;
 		shm_xfer_rx_free(rx);
@@ -176,6 +180,7 @@ bool shm_xfer_ep_idle(const struct shm_xfer_ep *ep)
 {
 	return !ep->tx_inuse && !ep->ack_len && !ep->resend_tx &&
 	       !ep->sar_tx && !ep->sar_rx && !ep->cont_rx && !ep->rd &&
+	       !ep->split_rx &&
 	       !ep->wake.armed && !ep->wake.timer_set;
 }
 
@@ -194,6 +199,9 @@ int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 	shm_wake_awake(&ep->wake, r);
 	if (ep->ack_len)
 		done += (unsigned)shm_xfer_ack_flush(ep);
+	/* split copies first: they hold jobs that new messages wait for */
+	if (ep->split_rx)
+		done += (unsigned)shm_xfer_split_progress(ep, budget);
 	while (done < budget && (cmd = shm_cmdq_peek(r))) {
 		ret = 0;
 		switch (cmd->op) {
@@ -210,6 +218,9 @@ int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 			break;
 		case SHM_OP_DATA:
 			shm_xfer_handle_data(ep, cmd);
+			break;
+		case SHM_OP_SPLIT:
+			shm_xfer_split_help(ep, cmd);
 			break;
 		default:
 			break;	/* NOP, or from a newer peer: skip */
@@ -230,6 +241,8 @@ int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 		done += (unsigned)shm_xfer_sar_rx_progress(ep, budget - done);
 	if (ep->rd && done < budget)
 		done += (unsigned)shm_xfer_rd_progress(ep, budget - done);
+	if (ep->split_rx && done < budget)
+		done += (unsigned)shm_xfer_split_progress(ep, budget - done);
 	if (!done && ++ep->polls >= SHM_XFER_PEER_CHECK) {
 		ep->polls = 0;
 		shm_xfer_reap_dead(ep);
@@ -256,8 +269,9 @@ static bool shm_xfer_waits_on_peer(const struct shm_xfer_ep *ep)
 
 int shm_xfer_ep_arm(struct shm_xfer_ep *ep)
 {
-	/* local work that needs no peer to move first: poll again */
-	if (ep->ack_len || ep->resend_tx || ep->rd)
+	/* local work that needs no peer to move first: poll again. A split
+	 * copy waits at most for the chunk its helper is copying. */
+	if (ep->ack_len || ep->resend_tx || ep->rd || ep->split_rx)
 		return -FI_EAGAIN;
 	/* a sleep must not outlast a dead peer by more than the timer:
 	 * the wake-up descriptor becomes readable when it expires. A timer
@@ -329,7 +343,7 @@ static void shm_xfer_rpeer_dead(struct shm_rpeer *rp)
 
 /* Is the sender of rx still alive? (Unmapped: it never got as far as
  * mapping, look at the pid alone.) */
-static bool shm_xfer_rx_sender_alive(const struct shm_xfer_rx *rx)
+bool shm_xfer_rx_sender_alive(const struct shm_xfer_rx *rx)
 {
 	const struct shm_rpeer *rp = rx->rpeer;
 
@@ -431,6 +445,7 @@ void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
 		shm_xfer_rx_done_cb(ep, rx, -FI_ECONNRESET, rx->copied);
 		shm_xfer_rx_free(rx);
 	}
+	shm_xfer_split_reap(ep);
 }
 
 /* ---- receiver side: our own peer table ---- */
@@ -456,6 +471,7 @@ struct shm_rpeer *shm_xfer_rpeer(struct shm_xfer_ep *ep, uint16_t idx,
 	shm_region_unmap(rp->region);
 	rp->region = NULL;
 	rp->pid = e->pid;
+	rp->cma_read_ok = false;
 	memcpy(rp->name, e->name, sizeof(rp->name));
 	rp->name[sizeof(rp->name) - 1] = '\0';
 	rp->state = st;

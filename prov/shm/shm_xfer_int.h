@@ -23,6 +23,7 @@ struct shm_rpeer {
 	pid_t			pid;
 	struct shm_region	*region;	/* sender's, or NULL */
 	struct shm_wake_addr	wake;
+	bool			cma_read_ok;	/* a CMA read from it worked */
 	char			name[SHM_NAME_MAX];
 };
 
@@ -63,6 +64,8 @@ struct shm_tx {
 	uint64_t		tag, cq_data;
 	uint64_t		cont;	/* receiver cookie of a resend */
 	uint64_t		rma_key; /* SHM_XF_RMA_WRITE: target key */
+	bool			cma;	/* sent by CMA: iov[] is the source a
+					 * SHM_OP_SPLIT may ask us to write */
 	struct iovec		iov[SHM_XFER_IOV_MAX];
 	size_t			iov_count;
 	uint64_t		size;
@@ -114,6 +117,12 @@ struct shm_xfer_ep {
 
 	struct shm_ack		*acks;		/* ring of pending acks */
 	uint32_t		ack_cap, ack_head, ack_len;
+
+	/* split copies we own (shm_xfer_split.c), oldest first */
+	struct shm_xfer_rx	*split_rx;
+	struct shm_xfer_rx	**split_tail;
+	uint32_t		split_busy;	/* bit i: job i in use */
+	uint64_t		split_min;	/* FI_SHM_CMA_SPLIT_MIN */
 
 	struct shm_rd		*rd;		/* read/atomic replies being
 						 * sent (shm_xfer_rma.c) */
@@ -187,8 +196,14 @@ void shm_xfer_ack(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
 		  uint64_t xfer_id, int status, uint32_t flags,
 		  uint64_t cookie);
 void shm_xfer_rx_free(struct shm_xfer_rx *rx);
+/* The kernel refuses us a CMA read from rx's sender (its ptrace policy, a
+ * filter): ask for the data again by SAR into rx->iov (set, with cap)
+ * and wait for it (rx goes on cont_rx). */
+void shm_xfer_cma_refused(struct shm_xfer_rx *rx);
 
 void shm_xfer_reap_dead(struct shm_xfer_ep *ep);
+/* Is the sender of rx alive? (shm_xfer_ep.c) */
+bool shm_xfer_rx_sender_alive(const struct shm_xfer_rx *rx);
 
 /* shm_xfer_sar.c */
 int shm_xfer_sar_start(struct shm_xfer_ep *ep, struct shm_tx *tx);
@@ -197,6 +212,19 @@ int shm_xfer_sar_tx_progress(struct shm_xfer_ep *ep, unsigned budget);
 int shm_xfer_sar_rx_progress(struct shm_xfer_ep *ep, unsigned budget);
 bool shm_xfer_sar_ready(struct shm_xfer_ep *ep);
 void shm_xfer_sar_rx_finish(struct shm_xfer_rx *rx, int status);
+
+/* shm_xfer_split.c */
+/* A CMA reception of len bytes (into local[lcnt], trimmed to len) that
+ * both sides may copy: 1 when it started (the rx is then completed by
+ * ops->rx_done), 0 when the caller copies it alone as before. */
+int shm_xfer_split_start(struct shm_xfer_rx *rx, const struct iovec *local,
+			 size_t lcnt, uint64_t len, uint64_t cap);
+int shm_xfer_split_progress(struct shm_xfer_ep *ep, unsigned budget);
+/* A CMA message of size bytes would be split but every job is busy. */
+bool shm_xfer_split_full(const struct shm_xfer_ep *ep, uint64_t size);
+void shm_xfer_split_help(struct shm_xfer_ep *ep, const struct shm_cmd *cmd);
+void shm_xfer_split_reap(struct shm_xfer_ep *ep);
+void shm_xfer_split_abandon(struct shm_xfer_ep *ep);
 
 /* shm_xfer_rma.c */
 int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
@@ -218,6 +246,10 @@ static inline void shm_xfer_rx_done_cb(struct shm_xfer_ep *ep,
 }
 
 /* copy helpers (shm_xfer_sar.c) */
+/* The iovecs covering bytes [off, off + len) of iov[cnt] into out (at
+ * most cnt of them); returns their count, 0 when the range is outside. */
+size_t shm_iov_slice(const struct iovec *iov, size_t cnt, uint64_t off,
+		     uint64_t len, struct iovec *out);
 uint64_t shm_iov_total(const struct iovec *iov, size_t cnt);
 uint64_t shm_iov_to_buf(const struct iovec *iov, size_t cnt, size_t *cur,
 			size_t *off, void *buf, uint64_t len);

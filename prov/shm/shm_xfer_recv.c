@@ -92,6 +92,8 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
 	rx->next_chunk = 0;
 	rx->nchunks = 0;
 	rx->copied = 0;
+	rx->split_job = 0;
+	rx->split_status = 0;
 	return rx;
 }
 
@@ -124,6 +126,10 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	case SHM_PROTO_CMA:
 		if (!rp)
 			goto drop;
+		/* every split job busy: wait for one rather than copy alone
+		 * (the jobs move at every poll) */
+		if (cmd->proto == SHM_PROTO_CMA && shm_xfer_split_full(ep, cmd->size))
+			return -FI_EAGAIN;
 		if (cmd->proto == SHM_PROTO_CMA &&
 		    ((struct shm_cmd_cma *)shm_cmd_payload(cmd))->iov_cnt >
 		    SHM_CMA_IOV_MAX)
@@ -291,6 +297,18 @@ static size_t shm_iov_trim(const struct iovec *iov, size_t cnt, uint64_t n,
 	return k;
 }
 
+void shm_xfer_cma_refused(struct shm_xfer_rx *rx)
+{
+	struct shm_xfer_ep *ep = rx->ep;
+
+	((struct shm_rpeer *)rx->rpeer)->cma_read_ok = false;
+	rx->xfer_id_cont = ++ep->next_cookie;
+	rx->next = ep->cont_rx;
+	ep->cont_rx = rx;
+	shm_xfer_ack(ep, rx->rpeer, rx->xfer_id, 0, SHM_CF_RESEND,
+		     rx->xfer_id_cont);
+}
+
 static int shm_xfer_deliver_cma(struct shm_xfer_rx *rx,
 				const struct iovec *iov, size_t cnt,
 				uint64_t cap, uint64_t *len_p)
@@ -308,23 +326,23 @@ static int shm_xfer_deliver_cma(struct shm_xfer_rx *rx,
 	}
 	lc = shm_iov_trim(iov, cnt, n, local);
 	rc = shm_iov_trim(rfull, rx->u.cma.iov_cnt, n, remote);
+	/* large enough to share with the sender (shm_xfer_split.c) */
+	if (shm_xfer_split_start(rx, local, lc, n, cap))
+		return 1;
 	if (n)
 		got = shm_cma_read(rx->u.cma.pid, local, lc, remote, rc);
 	if (got == -FI_EPERM || got == -FI_ENOSYS) {
-		/* the kernel refuses us this peer (its ptrace policy, a
-		 * filter): ask for the data again by SAR and wait for it */
-		struct shm_xfer_ep *ep = rx->ep;
-
 		memcpy(rx->iov, iov, cnt * sizeof(*iov));
 		rx->iov_count = cnt;
 		rx->cap = cap;
-		rx->xfer_id_cont = ++ep->next_cookie;
-		rx->next = ep->cont_rx;
-		ep->cont_rx = rx;
-		shm_xfer_ack(ep, rx->rpeer, rx->xfer_id, 0, SHM_CF_RESEND,
-			     rx->xfer_id_cont);
+		shm_xfer_cma_refused(rx);
 		return 1;
 	}
+	if (got > 0)
+		/* this sender may be read: its next large messages may be
+		 * split (a refusal there would come late, see
+		 * shm_xfer_split.c) */
+		((struct shm_rpeer *)rx->rpeer)->cma_read_ok = true;
 	status = got < 0 ? (int)got : (rx->size > cap ? -FI_ETRUNC : 0);
 	/* the sender's status: its buffer was read, or the copy failed */
 	shm_xfer_ack(rx->ep, rx->rpeer, rx->xfer_id, got < 0 ? (int)got : 0,

@@ -74,6 +74,24 @@ uint64_t shm_buf_to_iov(const struct iovec *iov, size_t cnt, uint64_t at,
 	return done;
 }
 
+size_t shm_iov_slice(const struct iovec *iov, size_t cnt, uint64_t off,
+		     uint64_t len, struct iovec *out)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < cnt && off >= iov[i].iov_len; i++)
+		off -= iov[i].iov_len;
+	for (; i < cnt && len; i++, off = 0) {
+		size_t avail = iov[i].iov_len - (size_t)off;
+
+		out[k].iov_base = (char *)iov[i].iov_base + off;
+		out[k].iov_len = avail < len ? avail : (size_t)len;
+		len -= out[k].iov_len;
+		k++;
+	}
+	return k;
+}
+
 static unsigned shm_xfer_sar_fill(struct shm_xfer_ep *ep, struct shm_tx *tx)
 {
 	struct shm_region *r = ep->region;

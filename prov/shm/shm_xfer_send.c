@@ -15,6 +15,7 @@ struct shm_tx *shm_xfer_tx_get(struct shm_xfer_ep *ep)
 		return NULL;
 	ep->tx_free = tx->next;
 	tx->next = NULL;
+	tx->cma = false;
 	tx->gen++;
 	ep->tx_inuse++;
 	return tx;
@@ -72,6 +73,7 @@ static void shm_xfer_tx_record(struct shm_tx *tx,
 	tx->cq_data = msg->cq_data;
 	tx->cont = 0;
 	tx->rma_key = msg->rma_key;
+	tx->cma = false;
 	tx->iov_count = msg->iov_count;
 	memcpy(tx->iov, msg->iov, msg->iov_count * sizeof(*tx->iov));
 }
@@ -133,6 +135,7 @@ static int shm_xfer_send_cma(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	}
 	/* kept for a resend by SAR if the receiver cannot read us */
 	shm_xfer_tx_record(tx, msg, size);
+	tx->cma = true;
 	shm_xfer_cmd_fill(cmd, peer, msg, size, SHM_PROTO_CMA);
 	cmd->flags |= SHM_CF_ACK;
 	cmd->xfer_id = shm_xfer_tx_id(ep, tx);

@@ -27,6 +27,7 @@ static void child_defaults(void *arg)
 	SHM_CHECK(p->inline_size == SHM_INLINE_SIZE_DEFAULT);
 	SHM_CHECK(p->sar_buf_size == SHM_SAR_BUF_SIZE_DEFAULT);
 	SHM_CHECK(p->sar_buf_count == SHM_SAR_BUF_COUNT_DEFAULT);
+	SHM_CHECK(p->cma_split_min == SHM_CMA_SPLIT_MIN_DEFAULT);
 }
 
 static void test_defaults(void **state)
@@ -34,7 +35,8 @@ static void test_defaults(void **state)
 	static const char *const unset[] = { "FI_SHM_TX_SIZE", "FI_SHM_RX_SIZE",
 		"FI_SHM_DISABLE_CMA", "FI_SHM_SAR_THRESHOLD",
 		"FI_SHM_INLINE_SIZE", "FI_SHM_SAR_BUF_SIZE",
-		"FI_SHM_SAR_BUF_COUNT", "FI_TUNING_PROFILE", NULL };
+		"FI_SHM_SAR_BUF_COUNT", "FI_SHM_CMA_SPLIT_MIN",
+		"FI_TUNING_PROFILE", NULL };
 
 	for (int i = 0; unset[i]; i++)
 		unsetenv(unset[i]);
@@ -52,11 +54,13 @@ static void child_env(void *arg)
 	setenv("FI_SHM_INLINE_SIZE", "512", 1);
 	setenv("FI_SHM_SAR_BUF_SIZE", "8192", 1);
 	setenv("FI_SHM_SAR_BUF_COUNT", "16", 1);
+	setenv("FI_SHM_CMA_SPLIT_MIN", "0", 1);
 	p = shm_params_get();
 	SHM_CHECK(p->tx_size == 77 && p->rx_size == 4096);
 	SHM_CHECK(p->disable_cma);
 	SHM_CHECK(p->sar_threshold == 65536 && p->inline_size == 512);
 	SHM_CHECK(p->sar_buf_size == 8192 && p->sar_buf_count == 16);
+	SHM_CHECK(p->cma_split_min == 0);
 	SHM_CHECK(shm_cma_state() == SHM_CMA_OFF_PARAM);
 }
 
@@ -96,7 +100,7 @@ static void test_table_listed(void **state)
 	shm_params_define();
 	shm_params_define();	/* idempotent */
 	assert_int_equal(pl_param_foreach(count_shm, &n), 0);
-	assert_int_equal(n, 9);
+	assert_int_equal(n, 10);
 }
 
 int main(void)
