@@ -192,6 +192,7 @@ bool shm_xfer_ep_queue_hint(const struct shm_xfer_ep *ep)
 int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 {
 	struct shm_region *r = ep->region;
+	bool blocked = false;
 	struct shm_cmd *cmd;
 	unsigned done = 0;
 	int ret;
@@ -225,10 +226,15 @@ int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 		default:
 			break;	/* NOP, or from a newer peer: skip */
 		}
-		if (ret == -FI_EAGAIN)
-			/* no memory for the rx: leave the command queued,
-			 * the next poll retries */
-			return done ? (int)done : ret;
+		if (ret == -FI_EAGAIN) {
+			/* no memory for the rx, or every split job busy:
+			 * leave the command queued, the next poll retries.
+			 * The rest of this poll still runs: it frees what
+			 * the command waits for, and its idle count leads to
+			 * the liveness check that frees a dead helper's job */
+			blocked = true;
+			break;
+		}
 		if (ret != 1)	/* 1: the handler released the slot */
 			shm_cmdq_release(r, cmd);
 		done++;
@@ -250,7 +256,7 @@ int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 		/* we slept with work that waits for a peer (arm) */
 		shm_xfer_reap_dead(ep);
 	}
-	return (int)done;
+	return done ? (int)done : blocked ? -FI_EAGAIN : 0;
 }
 
 /* Does something of ours wait for a peer to move (so that a dead peer

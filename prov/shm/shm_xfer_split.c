@@ -61,7 +61,6 @@
  * Claims are relaxed CAS: they order no data, each side only learns
  * which chunks are its own; data order is P1/H1 and H3/O1.
  */
-#include <sched.h>
 #include <unistd.h>
 
 #include <rdma/fi_errno.h>
@@ -117,6 +116,8 @@ static bool shm_split_take_front(struct shm_split_job *job, uint64_t *k_p)
 /* Owner: take every chunk still unclaimed (an error, or closing). */
 static void shm_split_take_rest(struct shm_split_job *job)
 {
+	/* relaxed: claims order no data; lo = hi leaves the helper no
+	 * chunk (its CAS needs lo < hi) */
 	uint64_t w = pl_load_relaxed(&job->claim);
 
 	while (shm_split_lo(w) < shm_split_hi(w) &&
