@@ -192,6 +192,11 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
 int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
 void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
 int shm_xfer_ack_flush(struct shm_xfer_ep *ep);
+/* Queue a control command (op ACK or SPLIT; tag, and a's flags, status,
+ * cookie in cq_data and xfer_id) to rp's region, then poke its owner.
+ * 0, or the claim's error (-FI_EAGAIN: its queue is full). */
+int shm_xfer_ctl_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
+		      uint8_t op, uint64_t tag, const struct shm_ack *a);
 void shm_xfer_ack(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
 		  uint64_t xfer_id, int status, uint32_t flags,
 		  uint64_t cookie);

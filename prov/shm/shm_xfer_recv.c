@@ -208,8 +208,8 @@ void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	}
 }
 
-static int shm_xfer_ack_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
-			     const struct shm_ack *a)
+int shm_xfer_ctl_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
+		      uint8_t op, uint64_t tag, const struct shm_ack *a)
 {
 	struct shm_cmd *cmd;
 	int ret;
@@ -217,19 +217,29 @@ static int shm_xfer_ack_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
 	ret = shm_cmdq_claim(rp->region, ep->pid, &cmd);
 	if (ret)
 		return ret;
-	cmd->op = SHM_OP_ACK;
+	cmd->op = op;
 	cmd->proto = SHM_PROTO_INLINE;
-	cmd->src_idx = UINT16_MAX;	/* an ack names no peer entry */
+	cmd->src_idx = UINT16_MAX;	/* names no peer entry */
 	cmd->src_gen = 0;
 	cmd->flags = a->flags;
 	cmd->size = 0;
+	cmd->tag = tag;
 	cmd->cq_data = a->cookie;
 	cmd->xfer_id = a->xfer_id;
 	cmd->status = a->status;
 	shm_cmdq_commit(cmd);
 	shm_xfer_poke(ep, rp->region, &rp->wake);
-	ep->stats.acks_tx++;
 	return 0;
+}
+
+static int shm_xfer_ack_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
+			     const struct shm_ack *a)
+{
+	int ret = shm_xfer_ctl_send(ep, rp, SHM_OP_ACK, 0, a);
+
+	if (!ret)
+		ep->stats.acks_tx++;
+	return ret;
 }
 
 void shm_xfer_ack(struct shm_xfer_ep *ep, struct shm_rpeer *rp,

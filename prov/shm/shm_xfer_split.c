@@ -151,28 +151,15 @@ static int shm_split_read(struct shm_xfer_rx *rx, uint64_t len,
 	return got < 0 ? (int)got : 0;
 }
 
-/* Owner: ask the sender for help; false when its queue is full. */
-static bool shm_split_ask(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx,
-			  uint64_t gen)
+/* Owner: the first free job, or split_count when every one is busy. */
+static uint32_t shm_split_free_job(const struct shm_xfer_ep *ep)
 {
-	struct shm_rpeer *rp = rx->rpeer;
-	struct shm_cmd *cmd;
+	uint32_t j;
 
-	if (shm_cmdq_claim(rp->region, ep->pid, &cmd))
-		return false;
-	cmd->op = SHM_OP_SPLIT;
-	cmd->proto = SHM_PROTO_INLINE;
-	cmd->src_idx = UINT16_MAX;	/* names no peer entry, as an ACK */
-	cmd->src_gen = 0;
-	cmd->flags = 0;
-	cmd->size = 0;
-	cmd->tag = rx->split_job;
-	cmd->cq_data = gen;
-	cmd->xfer_id = rx->xfer_id;
-	cmd->status = 0;
-	shm_cmdq_commit(cmd);
-	shm_xfer_poke(ep, rp->region, &rp->wake);
-	return true;
+	for (j = 0; j < ep->region->hdr->split_count &&
+		    (ep->split_busy & (1u << j)); j++)
+		;
+	return j;
 }
 
 int shm_xfer_split_start(struct shm_xfer_rx *rx, const struct iovec *local,
@@ -195,9 +182,7 @@ int shm_xfer_split_start(struct shm_xfer_rx *rx, const struct iovec *local,
 	n = (len + chunk - 1) / chunk;
 	if (n < 2)
 		return 0;
-	for (j = 0; j < ep->region->hdr->split_count &&
-		    (ep->split_busy & (1u << j)); j++)
-		;
+	j = shm_split_free_job(ep);
 	if (j == ep->region->hdr->split_count || shm_xfer_rpeer_map(ep, rp))
 		return 0;
 
@@ -227,7 +212,10 @@ int shm_xfer_split_start(struct shm_xfer_rx *rx, const struct iovec *local,
 	/* P1, release: pairs with H1 in shm_xfer_split_help */
 	pl_store_release(&job->claim, shm_split_word(gen, 0, n));
 	ep->split_busy |= 1u << j;
-	(void)shm_split_ask(ep, rx, gen);
+	/* ask the sender for help: job j, gen in cq_data; a full queue
+	 * there only means no help */
+	(void)shm_xfer_ctl_send(ep, rp, SHM_OP_SPLIT, j,
+		&(struct shm_ack){ .xfer_id = rx->xfer_id, .cookie = gen });
 
 	ep->stats.split_rx++;
 	rx->next = NULL;
@@ -241,10 +229,10 @@ int shm_xfer_split_start(struct shm_xfer_rx *rx, const struct iovec *local,
 
 bool shm_xfer_split_full(const struct shm_xfer_ep *ep, uint64_t size)
 {
-	uint32_t all = (uint32_t)((1ull << ep->region->hdr->split_count) - 1);
+	uint32_t jobs = ep->region->hdr->split_count;
 
-	return ep->split_min && size >= ep->split_min && ep->cma &&
-	       all && (ep->split_busy & all) == all;
+	return ep->split_min && size >= ep->split_min && ep->cma && jobs &&
+	       shm_split_free_job(ep) == jobs;
 }
 
 /* Owner: lo == hi; is every chunk the helper took done with? */
