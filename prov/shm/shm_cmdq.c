@@ -23,10 +23,11 @@
  *      command is visible before the consumer reads any.
  *  (4) Progress of the tail hint. tail only moves from p to p + 1 by
  *      CAS (relaxed: it orders nothing, it is re-validated against the
- *      slot words). A producer that sees slot p already claimed, ready,
- *      or in a later round knows position p was taken and helps the hint
- *      past it; so a producer that dies between its claim and its own
- *      tail CAS never stalls the others.
+ *      slot words). The claimer of p moves it after its commit; a
+ *      producer that sees slot p already claimed, ready, or in a later
+ *      round knows position p was taken and helps the hint past it; so
+ *      a producer that dies between its claim and its commit never
+ *      stalls the others.
  *  (5) A dead claimer. A producer that dies between claim and commit
  *      leaves CLAIMED(p, pid) at the head. The consumer notices the head
  *      stuck in CLAIMED, checks pid (kill(pid, 0) == ESRCH) and CASes the
@@ -114,10 +115,7 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 		 * (relaxed: judged below). */
 		if (pl_cas_acquire(&cmd->state, &st,
 				   shm_st(SHM_PH_CLAIMED, pos, pid))) {
-			uint64_t exp = pos;
-
-			/* relaxed: hint only (4) */
-			(void)pl_cas_weak_relaxed(&r->ctl->tail, &exp, pos + 1);
+			/* the tail hint moves on at commit (4) */
 			if (PL_UNLIKELY(full))
 				pl_store_relaxed(&r->claim_full, 0u);
 			*cmd_p = cmd;
@@ -143,14 +141,27 @@ taken_or_full:
 	}
 }
 
-void shm_cmdq_commit(struct shm_cmd *cmd)
+void shm_cmdq_commit(struct shm_region *r, struct shm_cmd *cmd)
 {
 	/* relaxed: our own CLAIMED word, nobody else changes it while the
 	 * claimer lives */
 	uint64_t st = pl_load_relaxed(&cmd->state);
+	uint64_t pos = shm_st_pos(st), tail;
 
 	/* R1, release: pairs with R2 in shm_cmdq_peek (3) */
-	pl_store_release(&cmd->state, shm_st(SHM_PH_READY, shm_st_pos(st), 0));
+	pl_store_release(&cmd->state, shm_st(SHM_PH_READY, pos, 0));
+	/* The tail hint moves past our position here, after R1, not at the
+	 * claim: the consumer polls this slot's line, and a locked
+	 * instruction between our claim and R1 gave its read the time to
+	 * take the line back, so that R1 had to fetch it a second time
+	 * (prov/shm/docs/transport.md, "The claim's window"). The word
+	 * holds 40 bits of the position, the hint all 64: move the hint
+	 * only if it still names our position; any other value was moved
+	 * on by a producer that found the position taken (4).
+	 * relaxed, both: hint only (4). */
+	tail = pl_load_relaxed(&r->ctl->tail);
+	if ((tail & SHM_POS_MASK) == pos)
+		(void)pl_cas_weak_relaxed(&r->ctl->tail, &tail, tail + 1);
 }
 
 struct shm_cmd *shm_cmdq_peek(struct shm_region *r)

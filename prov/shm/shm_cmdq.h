@@ -38,8 +38,9 @@
  */
 int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p);
 
-/* Publish a claimed slot (release). Call shm_wake_peer() after it. */
-void shm_cmdq_commit(struct shm_cmd *cmd);
+/* Publish a slot claimed in r (release), and move r's tail hint past it.
+ * Call shm_wake_peer() after it. */
+void shm_cmdq_commit(struct shm_region *r, struct shm_cmd *cmd);
 
 /*
  * Consumer: the command at the head, committed, or NULL. Also skips

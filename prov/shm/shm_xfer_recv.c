@@ -227,7 +227,7 @@ int shm_xfer_ctl_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
 	cmd->cq_data = a->cookie;
 	cmd->xfer_id = a->xfer_id;
 	cmd->status = a->status;
-	shm_cmdq_commit(cmd);
+	shm_cmdq_commit(rp->region, cmd);
 	shm_xfer_poke(ep, rp->region, &rp->wake);
 	return 0;
 }

@@ -106,7 +106,7 @@ int shm_xfer_read(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 		cma->iov[i].base = (uint64_t)(uintptr_t)msg->iov[i].iov_base;
 		cma->iov[i].len = msg->iov[i].iov_len;
 	}
-	shm_cmdq_commit(cmd);
+	shm_cmdq_commit(peer->region, cmd);
 	shm_xfer_poke(ep, peer->region, &peer->wake);
 	return 1;
 }
@@ -137,7 +137,7 @@ int shm_xfer_atomic(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	shm_xfer_rma_cmd_fill(cmd, SHM_OP_ATOMIC, peer, msg, req_len,
 			      shm_xfer_tx_id(ep, tx));
 	memcpy(shm_cmd_payload(cmd), req, req_len);
-	shm_cmdq_commit(cmd);
+	shm_cmdq_commit(peer->region, cmd);
 	shm_xfer_poke(ep, peer->region, &peer->wake);
 	return 1;
 }
@@ -240,7 +240,7 @@ static int shm_xfer_rd_send(struct shm_xfer_ep *ep, struct shm_rd *rd)
 		cmd->status = 0;
 		cmd->key = 0;
 		memcpy(shm_cmd_payload(cmd), rd->src + rd->off, (size_t)n);
-		shm_cmdq_commit(cmd);
+		shm_cmdq_commit(r, cmd);
 		rd->off += n;
 		pushed = true;
 	}

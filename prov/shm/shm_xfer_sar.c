@@ -179,7 +179,7 @@ int shm_xfer_sar_start(struct shm_xfer_ep *ep, struct shm_tx *tx)
 	sar = shm_cmd_payload(cmd);
 	sar->chan = c;
 	sar->chan_gen = gen;
-	shm_cmdq_commit(cmd);
+	shm_cmdq_commit(peer->region, cmd);
 	shm_xfer_poke(ep, peer->region, &peer->wake);
 
 	tx->state = SHM_TX_SAR;

@@ -78,6 +78,15 @@ static void shm_xfer_tx_record(struct shm_tx *tx,
 	memcpy(tx->iov, msg->iov, msg->iov_count * sizeof(*tx->iov));
 }
 
+/* Everything of a command after its state word, from a copy made before
+ * the claim (see shm_xfer_send_inline). */
+static void shm_xfer_cmd_put(struct shm_cmd *cmd, const struct shm_cmd *hdr)
+{
+	memcpy((char *)cmd + sizeof(cmd->state),
+	       (const char *)hdr + sizeof(hdr->state),
+	       sizeof(*cmd) - sizeof(cmd->state));
+}
+
 static int shm_xfer_send_inline(struct shm_xfer_ep *ep,
 				struct shm_xfer_peer *peer,
 				const struct shm_xfer_msg *msg, uint64_t size)
@@ -85,32 +94,43 @@ static int shm_xfer_send_inline(struct shm_xfer_ep *ep,
 	/* an RMA write always learns the target's verdict */
 	bool ack = msg->flags & (SHM_XF_DELIVERY | SHM_XF_RMA_WRITE);
 	struct shm_tx *tx = NULL;
-	struct shm_cmd *cmd;
+	struct shm_cmd *cmd, hdr;
 	size_t cur = 0, off = 0;
+	bool in_hdr;
 	int ret;
 
 	if (ack && !(tx = shm_xfer_tx_get(ep)))
 		return -FI_EAGAIN;
+	/* The command is built here and copied in one go once claimed:
+	 * the receiver polls the slot's line, and the less time passes
+	 * between our claim and the commit, the less likely its read takes
+	 * the line back in between (one more transfer each time). */
+	shm_xfer_cmd_fill(&hdr, peer, msg, size, SHM_PROTO_INLINE);
+	/* one line for the receiver to fetch (SHM_CF_IN_HDR) */
+	in_hdr = size <= SHM_CMD_HDR_PAYLOAD_MAX && hdr.op == SHM_OP_MSG;
+	if (in_hdr) {
+		hdr.flags |= SHM_CF_IN_HDR;
+		shm_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
+			       shm_cmd_inline_data(&hdr), size);
+	}
+	if (ack) {
+		hdr.flags |= SHM_CF_ACK;
+		hdr.xfer_id = shm_xfer_tx_id(ep, tx);
+		tx->state = SHM_TX_ACK;
+		tx->context = msg->context;
+		tx->peer = peer;
+	}
 	ret = shm_cmdq_claim(peer->region, ep->pid, &cmd);
 	if (ret) {
 		if (tx)
 			shm_xfer_tx_put(ep, tx);
 		return ret;
 	}
-	shm_xfer_cmd_fill(cmd, peer, msg, size, SHM_PROTO_INLINE);
-	/* one line for the receiver to fetch (SHM_CF_IN_HDR) */
-	if (size <= SHM_CMD_HDR_PAYLOAD_MAX && cmd->op == SHM_OP_MSG)
-		cmd->flags |= SHM_CF_IN_HDR;
-	shm_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
-		       shm_cmd_inline_data(cmd), size);
-	if (ack) {
-		tx->state = SHM_TX_ACK;
-		tx->context = msg->context;
-		tx->peer = peer;
-		cmd->flags |= SHM_CF_ACK;
-		cmd->xfer_id = shm_xfer_tx_id(ep, tx);
-	}
-	shm_cmdq_commit(cmd);
+	shm_xfer_cmd_put(cmd, &hdr);
+	if (!in_hdr)
+		shm_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
+			       shm_cmd_payload(cmd), size);
+	shm_cmdq_commit(peer->region, cmd);
 	shm_xfer_poke(ep, peer->region, &peer->wake);
 	ep->stats.tx_inline++;
 	return ack ? 1 : 0;
@@ -149,7 +169,7 @@ static int shm_xfer_send_cma(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	tx->state = SHM_TX_ACK;
 	tx->context = msg->context;
 	tx->peer = peer;
-	shm_cmdq_commit(cmd);
+	shm_cmdq_commit(peer->region, cmd);
 	shm_xfer_poke(ep, peer->region, &peer->wake);
 	ep->stats.tx_cma++;
 	return 1;

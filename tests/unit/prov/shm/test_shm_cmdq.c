@@ -62,7 +62,7 @@ static void push(struct shm_region *r, unsigned id, uint64_t seq)
 	cmd->tag = seq;
 	/* payload: a checksum the consumer recomputes */
 	((uint64_t *)shm_cmd_payload(cmd))[0] = seq * 2654435761u + id;
-	shm_cmdq_commit(cmd);
+	shm_cmdq_commit(r, cmd);
 }
 
 struct thr_arg {
@@ -123,7 +123,7 @@ static void test_single_process_basics(void **state)
 			cmd->tag = round * 8 + i;
 			/* claimed but not committed: pending, not readable */
 			assert_true(shm_cmdq_pending(r));
-			shm_cmdq_commit(cmd);
+			shm_cmdq_commit(r, cmd);
 		}
 		/* full: refused, nothing overwritten */
 		assert_int_equal(shm_cmdq_claim(r, getpid(), &cmd), -FI_EAGAIN);

@@ -86,7 +86,7 @@ static void side_send(struct side *s, uint64_t seq)
 		sched_yield();
 	cmd->op = SHM_OP_NOP;
 	cmd->tag = seq;
-	shm_cmdq_commit(cmd);
+	shm_cmdq_commit(s->peer, cmd);
 	if (shm_wake_signal(s->w.tx_fd, s->peer, &s->peer_addr) > 0)
 		s->signals++;
 }
@@ -188,7 +188,7 @@ static void test_arm_sees_pending(void **state)
 	assert_int_equal(shm_wake_open(&w, name), 0);
 	assert_int_equal(shm_region_create(name, &req, 0, &r), 0);
 	assert_int_equal(shm_cmdq_claim(r, getpid(), &cmd), 0);
-	shm_cmdq_commit(cmd);
+	shm_cmdq_commit(r, cmd);
 	assert_int_equal(shm_wake_arm(&w, r), -FI_EAGAIN);
 	assert_int_equal(pl_load_relaxed(&r->ctl->asleep), 0);
 	shm_region_close(r);
