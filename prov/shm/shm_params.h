@@ -35,21 +35,24 @@ struct fi_provider *shm_prov_ini(void);
 
 #define SHM_TX_SIZE_DEFAULT		1024
 #define SHM_RX_SIZE_DEFAULT		1024
-/* S3: 512 KiB, not 16 KiB. Measured pinned on 2 cores (tuning/
- * sweep_shm.py): SAR 18.6-27.6 GB/s from 32 KiB to 512 KiB against CMA
- * 4.4-27.0; SAR's two copies run in parallel on the two sides, while
- * CMA's one copy is the receiver's alone plus page pinning per message.
- * Above 512 KiB CMA stays the default: one copy costs half the memory
- * traffic on a node where every core communicates, and the receiver
- * pulls the data without the sender's progress. */
-#define SHM_SAR_THRESHOLD_DEFAULT	(512 * 1024)
+/* S3: bounce buffers up to 8 KiB, single copy (CMA) above. Once the
+ * receiver and the sender share a CMA copy (SHM_CMA_SPLIT_MIN_DEFAULT),
+ * CMA moves 64-512 KiB at 1.2-2x the speed of SAR and halves the
+ * one-way latency there (a 16 KiB message through bounce buffers took
+ * 1.7x the reference's time, through CMA 0.86x); measured on this 2-vCPU
+ * VM and on a 16-core machine, prov/shm/docs/transport.md "Choosing the
+ * defaults". (An earlier VM state had SAR ahead up to 512 KiB against
+ * a receiver-only CMA copy; that default stood until split copies.) CMA
+ * also costs half SAR's memory traffic, and the receiver pulls the data
+ * without the sender's progress. */
+#define SHM_SAR_THRESHOLD_DEFAULT	8192
 /* S3: 1024, not 192: a 256 B-1 KiB ping-pong goes inline (~0.85 us)
  * instead of through a bounce buffer (~1.5 us); 1.1 MiB of queue */
 #define SHM_INLINE_SIZE_DEFAULT		1024
-/* S3: CMA messages from 256 KiB on (so every CMA message, with the SAR
- * threshold above) are copied by both sides (shm_xfer_split.c); 0 turns
- * it off. Measured in prov/shm/docs/transport.md, "Split copies". */
-#define SHM_CMA_SPLIT_MIN_DEFAULT	(256 * 1024)
+/* S3: CMA messages from 64 KiB on are copied by both sides, in two
+ * chunks of at least 32 KiB (shm_xfer_split.c); 0 turns it off. Measured
+ * in prov/shm/docs/transport.md, "Split copies". */
+#define SHM_CMA_SPLIT_MIN_DEFAULT	65536
 #define SHM_SAR_BUF_SIZE_DEFAULT	32768
 #define SHM_SAR_BUF_COUNT_DEFAULT	32
 #define SHM_MAX_PEERS_DEFAULT		256

@@ -68,7 +68,7 @@
 #include "shm_cma.h"
 #include "shm_xfer_int.h"
 
-#define SHM_SPLIT_CHUNK_MIN	(128u * 1024)
+#define SHM_SPLIT_CHUNK_MIN	(32u * 1024)
 #define SHM_SPLIT_PAGE		4096u
 #define SHM_SPLIT_IDX_MASK	((1ull << SHM_SPLIT_IDX_BITS) - 1)
 #define SHM_SPLIT_GEN_SHIFT	(2 * SHM_SPLIT_IDX_BITS)

@@ -556,10 +556,6 @@ int main(int argc, char **argv)
 {
 	const char *s = argc > 1 ? argv[1] : "";
 
-	/* the tests cover single copy from 16 KiB up (the default moves
-	 * it to 512 KiB); a variant sets its own threshold */
-	setenv("FI_SHM_SAR_THRESHOLD", "16384", 0);
-
 	if (!strcmp(s, "sizes"))
 		return run_children(2, sizes_rank);
 	if (!strcmp(s, "event"))
