@@ -103,6 +103,9 @@ struct shm_xfer_rx {
 	struct shm_xfer_rx	*next;
 	void			*rpeer;
 	uint8_t			proto;
+	bool			cached;		/* data[] holds
+						 * SHM_XFER_RX_CACHED_DATA: back
+						 * to ep's cache when freed */
 	uint32_t		cmd_flags;
 	uint64_t		xfer_id;
 	uint64_t		xfer_id_cont;	/* cookie of a CMA->SAR resend */
@@ -119,7 +122,8 @@ struct shm_xfer_rx {
 	/* a split copy (shm_xfer_split.c) */
 	uint32_t		split_job;	/* job index in our region */
 	int32_t			split_status;	/* first copy error, or 0 */
-	uint8_t			data[];		/* inline bytes */
+	_Alignas(8) uint8_t	data[];		/* inline bytes (an atomic
+						 * request's words among them) */
 };
 
 struct shm_xfer_ops {

@@ -143,6 +143,8 @@ void shm_xfer_ep_close(struct shm_xfer_ep *ep)
 	}
 	shm_region_close(ep->region);
 	shm_wake_close(&ep->wake);
+	/* last: the records freed above went back to the cache */
+	shm_xfer_rx_cache_drain(ep);
 	free(ep->rpeers);
 	free(ep->tx);
 	free(ep->chan_busy);

@@ -16,7 +16,26 @@
 
 void shm_xfer_rx_free(struct shm_xfer_rx *rx)
 {
+	struct shm_xfer_ep *ep = rx->ep;
+
+	if (rx->cached && ep->rx_cache_len < SHM_XFER_RX_CACHE_MAX) {
+		rx->next = ep->rx_cache;
+		ep->rx_cache = rx;
+		ep->rx_cache_len++;
+		return;
+	}
 	free(rx);
+}
+
+void shm_xfer_rx_cache_drain(struct shm_xfer_ep *ep)
+{
+	struct shm_xfer_rx *rx;
+
+	while ((rx = ep->rx_cache)) {
+		ep->rx_cache = rx->next;
+		free(rx);
+	}
+	ep->rx_cache_len = 0;
 }
 
 /* Does rx name a real channel of its (mapped) sender, in the generation
@@ -67,10 +86,20 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
 				    const struct shm_cmd *cmd,
 				    struct shm_rpeer *rp, size_t extra)
 {
-	struct shm_xfer_rx *rx = malloc(sizeof(*rx) + extra);
+	bool cached = extra <= SHM_XFER_RX_CACHED_DATA;
+	struct shm_xfer_rx *rx;
 
-	if (!rx)
-		return NULL;
+	if (cached && ep->rx_cache) {
+		rx = ep->rx_cache;
+		ep->rx_cache = rx->next;
+		ep->rx_cache_len--;
+	} else {
+		rx = malloc(sizeof(*rx) +
+			    (cached ? SHM_XFER_RX_CACHED_DATA : extra));
+		if (!rx)
+			return NULL;
+	}
+	rx->cached = cached;
 	/* field by field, not a memset of the whole record (a rep stos of
 	 * ~250 bytes on every message) */
 	rx->size = cmd->size;
