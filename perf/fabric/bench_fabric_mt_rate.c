@@ -75,6 +75,7 @@ struct mt_thread {
 	void *desc;
 	char *buf;		/* send half, receive half */
 	uint64_t tx_posted;	/* sends that will write a completion */
+	uint64_t rx_posted;	/* receives posted so far */
 	_Atomic uint64_t tx_done;
 	_Atomic uint64_t rx_done;
 	struct mt_ctx ctx[BF_WINDOW + 1];
@@ -168,6 +169,7 @@ static void mt_recv(struct mt_thread *t, size_t len, uint64_t tag,
 	struct mt_lane *l = t->lane;
 	ssize_t ret;
 
+	t->rx_posted++;
 	for (;;) {
 		ret = fi_trecv(l->ep, t->buf + t->run->len, len, t->desc,
 			       l->peer, tag, 0, &t->ctx[slot].ctx);
@@ -183,20 +185,19 @@ static void mt_recv(struct mt_thread *t, size_t len, uint64_t tag,
 /* Rank 0: one window out, its acknowledgement back. */
 static void mt_window_send(struct mt_thread *t)
 {
-	uint64_t rx = atomic_load_explicit(&t->rx_done, memory_order_acquire);
 	unsigned i;
 
 	mt_recv(t, 1, MT_ACK_TAG | t->idx, MT_ACK_SLOT);
 	for (i = 0; i < BF_WINDOW; i++)
 		mt_send(t, t->run->len, t->idx, i);
-	mt_wait(t, t->tx_posted, rx + 1);
+	mt_wait(t, t->tx_posted, t->rx_posted);
 }
 
 static void *mt_thread_main(void *arg)
 {
 	struct mt_thread *t = arg;
 	struct mt_run *run = t->run;
-	uint64_t rx, s, w, total = (uint64_t)run->samples * run->windows;
+	uint64_t s, w, total = (uint64_t)run->samples * run->windows;
 	unsigned i;
 
 	if (run->side->rank == 0) {
@@ -208,12 +209,15 @@ static void *mt_thread_main(void *arg)
 		}
 		return NULL;
 	}
-	/* rank 1: the next window's receives go up before the ack */
+	/* rank 1: the next window's receives go up before the ack. The
+	 * target is what was posted up to this window, never a count read
+	 * from rx_done: with a shared CQ another thread may already have
+	 * credited part of the window before we read it, and then the
+	 * target would never be reached. */
 	for (i = 0; i < BF_WINDOW; i++)
 		mt_recv(t, run->len, t->idx, i);
 	for (w = 0; w < total; w++) {
-		rx = atomic_load_explicit(&t->rx_done, memory_order_acquire);
-		mt_wait(t, t->tx_posted, rx + BF_WINDOW);
+		mt_wait(t, t->tx_posted, (w + 1) * BF_WINDOW);
 		if (w + 1 < total)
 			for (i = 0; i < BF_WINDOW; i++)
 				mt_recv(t, run->len, t->idx, i);
