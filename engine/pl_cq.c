@@ -168,7 +168,7 @@ static int pl_cq_push(struct pl_cq *cq, void *op_context, uint64_t flags,
 	int ret;
 
 	/* P1 */
-	ret = cq->serial ? __pl_spillq_enqueue(&cq->q, &e) :
+	ret = cq->serial ? __pl_spillq_enqueue_sized(&cq->q, &e, sizeof(e)) :
 			   pl_spillq_enqueue_mpmc(&cq->q, &e);
 	if (PL_UNLIKELY(ret))
 		return ret;

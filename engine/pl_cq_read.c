@@ -141,6 +141,20 @@ static ssize_t pl_cq_read_common(struct pl_cq *cq, void *buf, size_t count,
 		if (pl_spillq_empty_approx(&cq->q))
 			return -FI_EAGAIN;
 	}
+	if (cq->serial) {
+		/* one entry at a time, copied inline (pl_spillq.h): a
+		 * ping-pong reads one, and the burst path's stack buffer and
+		 * run-time-sized copies cost more than the entries */
+		struct pl_cq_ent e;
+
+		while (n < count &&
+		       __pl_spillq_dequeue_sized(&cq->q, &e, sizeof(e)) == 0) {
+			pl_cq_convert(cq, &e, 1, (char *)buf + n * esz,
+				      src_addr ? src_addr + n : NULL);
+			n++;
+		}
+		return n ? (ssize_t)n : -FI_EAGAIN;
+	}
 	while (n < count) {
 		size_t want = count - n;
 

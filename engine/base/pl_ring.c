@@ -70,30 +70,12 @@
 
 #include "pl_ring.h"
 
-#define PL_RING_SEQ_SIZE sizeof(uint64_t)
-
 _Static_assert(sizeof(pl_atomic_u64) == PL_RING_SEQ_SIZE,
 	       "slot sequence word is 64 bits");
 _Static_assert(offsetof(struct pl_ring, head) - offsetof(struct pl_ring, tail)
 	       >= PL_CACHELINE, "tail and head on separate cache lines");
 _Static_assert(offsetof(struct pl_ring, mask) - offsetof(struct pl_ring, head)
 	       >= PL_CACHELINE, "head and geometry on separate cache lines");
-
-static inline unsigned char *pl_ring_slot(const struct pl_ring *r,
-					  uint64_t pos)
-{
-	return r->slots + (size_t)(pos & r->mask) * r->stride;
-}
-
-static inline pl_atomic_u64 *pl_ring_seq(unsigned char *slot)
-{
-	return (pl_atomic_u64 *)(void *)slot;
-}
-
-static inline void *pl_ring_payload(unsigned char *slot)
-{
-	return slot + PL_RING_SEQ_SIZE;
-}
 
 int pl_ring_init(struct pl_ring *r, size_t entry_size, size_t capacity)
 {

@@ -45,7 +45,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
+
+#include <rdma/fi_errno.h>
 
 #include "pl_atomic.h"
 #include "pl_compiler.h"
@@ -91,6 +94,25 @@ static inline size_t pl_ring_entry_size(const struct pl_ring *r)
 	return r->entry_size;
 }
 
+/* A slot: its sequence word (Vyukov's turn, pl_ring.c), then the entry. */
+#define PL_RING_SEQ_SIZE sizeof(uint64_t)
+
+static inline unsigned char *pl_ring_slot(const struct pl_ring *r,
+					  uint64_t pos)
+{
+	return r->slots + (size_t)(pos & r->mask) * r->stride;
+}
+
+static inline pl_atomic_u64 *pl_ring_seq(unsigned char *slot)
+{
+	return (pl_atomic_u64 *)(void *)slot;
+}
+
+static inline void *pl_ring_payload(unsigned char *slot)
+{
+	return slot + PL_RING_SEQ_SIZE;
+}
+
 /* Copies entry_size bytes from entry into the ring. */
 int pl_ring_enqueue_mpmc(struct pl_ring *r, const void *entry);
 int pl_ring_enqueue_spsc(struct pl_ring *r, const void *entry);
@@ -109,6 +131,42 @@ int __pl_ring_dequeue(struct pl_ring *r, void *out);
 ssize_t pl_ring_dequeue_burst_mpmc(struct pl_ring *r, void *out, size_t n);
 ssize_t pl_ring_dequeue_burst_spsc(struct pl_ring *r, void *out, size_t n);
 ssize_t __pl_ring_dequeue_burst(struct pl_ring *r, void *out, size_t n);
+
+/*
+ * __pl_ring_enqueue and __pl_ring_dequeue (one entry) for a caller whose
+ * entry size is a constant, so that the copy is inlined instead of a
+ * library memcpy of a run-time size: size must be the ring's
+ * entry_size. Same protocol, same rules, same return values.
+ */
+static inline int __pl_ring_enqueue_sized(struct pl_ring *r,
+					  const void *entry, size_t size)
+{
+	/* relaxed everywhere: the caller excludes every other operation */
+	uint64_t pos = pl_load_relaxed(&r->tail);
+	unsigned char *slot = pl_ring_slot(r, pos);
+
+	if (pl_load_relaxed(pl_ring_seq(slot)) != pos)
+		return -FI_EAGAIN;
+	memcpy(pl_ring_payload(slot), entry, size);
+	pl_store_relaxed(pl_ring_seq(slot), pos + 1);
+	pl_store_relaxed(&r->tail, pos + 1);
+	return 0;
+}
+
+static inline int __pl_ring_dequeue_sized(struct pl_ring *r, void *out,
+					  size_t size)
+{
+	/* relaxed everywhere: the caller excludes every other operation */
+	uint64_t pos = pl_load_relaxed(&r->head);
+	unsigned char *slot = pl_ring_slot(r, pos);
+
+	if (pl_load_relaxed(pl_ring_seq(slot)) != pos + 1)
+		return -FI_EAGAIN;
+	memcpy(out, pl_ring_payload(slot), size);
+	pl_store_relaxed(pl_ring_seq(slot), pos + r->mask + 1);
+	pl_store_relaxed(&r->head, pos + 1);
+	return 0;
+}
 
 /* Multi-producer, single-consumer pairing. */
 static inline int pl_ring_enqueue_mpsc(struct pl_ring *r, const void *entry)

@@ -121,9 +121,35 @@ static inline int pl_spillq_enqueue_mpsc(struct pl_spillq *q,
 }
 
 /*
+ * __pl_spillq_enqueue and __pl_spillq_dequeue for a caller whose entry
+ * size is a constant (it must be the queue's entry_size): while nothing
+ * is spilled the ring is the whole queue, and the ring's sized calls
+ * inline the copy; otherwise the general calls keep the order (R1, R2).
+ */
+static inline int __pl_spillq_enqueue_sized(struct pl_spillq *q,
+					    const void *entry, size_t size)
+{
+	/* relaxed: the caller excludes every other operation */
+	if (PL_LIKELY(pl_load_relaxed(&q->ovf_count) == 0) &&
+	    __pl_ring_enqueue_sized(&q->ring, entry, size) == 0)
+		return 0;
+	return __pl_spillq_enqueue(q, entry);
+}
+
+static inline int __pl_spillq_dequeue_sized(struct pl_spillq *q, void *out,
+					    size_t size)
+{
+	/* relaxed: the caller excludes every other operation */
+	if (PL_LIKELY(pl_load_relaxed(&q->ovf_count) == 0))
+		return __pl_ring_dequeue_sized(&q->ring, out, size);
+	return __pl_spillq_dequeue(q, out);
+}
+
+/*
  * Nothing queued in the ring or the overflow and nothing arriving in the
  * ring (see pl_ring_empty_approx, including the fence protocol for
- * sleeping). Any mode but __.
+ * sleeping). Any mode; in the __ mode only under the caller's exclusion,
+ * like every other call (then the answer is exact).
  */
 bool pl_spillq_empty_approx(const struct pl_spillq *q);
 /* Entries currently in the overflow; a hint (tests, statistics). */

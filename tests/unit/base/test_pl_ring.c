@@ -143,6 +143,37 @@ static void test_wraparound_serialized(void **state)
 	pl_test_laps(__pl_ring_enqueue, __pl_ring_dequeue);
 }
 
+/* The constant-size serial calls, alone and mixed with the general
+ * ones (which they must keep in step: positions and turns). */
+static int pl_test_enq_sized(struct pl_ring *r, const void *e)
+{
+	return __pl_ring_enqueue_sized(r, e, sizeof(struct pl_test_entry));
+}
+
+static int pl_test_deq_sized(struct pl_ring *r, void *out)
+{
+	return __pl_ring_dequeue_sized(r, out, sizeof(struct pl_test_entry));
+}
+
+static void test_wraparound_sized(void **state)
+{
+	struct pl_ring *r = pl_test_ring_new(sizeof(struct pl_test_entry), 2);
+	struct pl_test_entry e;
+
+	pl_test_laps(pl_test_enq_sized, pl_test_deq_sized);
+	pl_test_laps(pl_test_enq_sized, __pl_ring_dequeue);
+	pl_test_laps(__pl_ring_enqueue, pl_test_deq_sized);
+	/* full and empty answer as the general calls do */
+	pl_test_entry_make(&e, 1);
+	assert_int_equal(pl_test_enq_sized(r, &e), 0);
+	assert_int_equal(pl_test_enq_sized(r, &e), 0);
+	assert_int_equal(pl_test_enq_sized(r, &e), -FI_EAGAIN);
+	assert_int_equal(pl_test_deq_sized(r, &e), 0);
+	assert_int_equal(pl_test_deq_sized(r, &e), 0);
+	assert_int_equal(pl_test_deq_sized(r, &e), -FI_EAGAIN);
+	pl_test_ring_free(r);
+}
+
 static void test_modes_mix_on_one_ring(void **state)
 {
 	pl_test_laps(pl_ring_enqueue_spsc, pl_ring_dequeue_mpmc);
@@ -233,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_wraparound_mpmc),
 		cmocka_unit_test(test_wraparound_spsc),
 		cmocka_unit_test(test_wraparound_serialized),
+		cmocka_unit_test(test_wraparound_sized),
 		cmocka_unit_test(test_modes_mix_on_one_ring),
 		cmocka_unit_test(test_burst_mpmc),
 		cmocka_unit_test(test_burst_spsc),

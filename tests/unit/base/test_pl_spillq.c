@@ -33,6 +33,22 @@ static const struct pl_test_ops pl_ops_serial = {
 	PL_SPILLQ_F_SERIAL,
 };
 
+/* The constant-size calls (the CQ's), on the same 8-byte entries. */
+static int pl_test_enq_sized(struct pl_spillq *q, const void *e)
+{
+	return __pl_spillq_enqueue_sized(q, e, sizeof(uint64_t));
+}
+
+static int pl_test_deq_sized(struct pl_spillq *q, void *out)
+{
+	return __pl_spillq_dequeue_sized(q, out, sizeof(uint64_t));
+}
+
+static const struct pl_test_ops pl_ops_sized = {
+	pl_test_enq_sized, pl_test_deq_sized, __pl_spillq_dequeue_burst,
+	PL_SPILLQ_F_SERIAL,
+};
+
 static struct pl_spillq *pl_test_q_new(size_t cap, uint32_t flags)
 {
 	struct pl_spillq *q = aligned_alloc(PL_CACHELINE, sizeof(*q));
@@ -105,6 +121,11 @@ static void test_fifo_across_spill_serialized(void **state)
 	pl_test_fifo_across_spill(&pl_ops_serial);
 }
 
+static void test_fifo_across_spill_sized(void **state)
+{
+	pl_test_fifo_across_spill(&pl_ops_sized);
+}
+
 /* Once the overflow holds anything, new entries go behind it even when
  * the ring has room again; once it is drained, the ring is used again. */
 static void pl_test_spill_mode(const struct pl_test_ops *ops)
@@ -143,6 +164,39 @@ static void test_spill_mode_mpmc(void **state)
 static void test_spill_mode_serialized(void **state)
 {
 	pl_test_spill_mode(&pl_ops_serial);
+}
+
+static void test_spill_mode_sized(void **state)
+{
+	pl_test_spill_mode(&pl_ops_sized);
+}
+
+/* The sized and the general serial calls share one queue: entries put by
+ * either come out of either in order, through spills (the CQ writes
+ * sized and its burst reads would take what is left). */
+static void test_sized_and_general_mix(void **state)
+{
+	struct pl_spillq *q = pl_test_q_new(4, PL_SPILLQ_F_SERIAL);
+	uint64_t in = 0, out = 0, v;
+	int round, k;
+
+	for (round = 0; round < 200; round++) {
+		for (k = 0; k < 1 + round % 7; k++, in++)
+			assert_int_equal((k & 1) ? __pl_spillq_enqueue(q, &in) :
+					 pl_test_enq_sized(q, &in), 0);
+		for (k = 0; k < 1 + round % 5 && out < in; k++, out++) {
+			assert_int_equal((round & 1) ? __pl_spillq_dequeue(q, &v) :
+					 pl_test_deq_sized(q, &v), 0);
+			assert_int_equal(v, out);
+		}
+	}
+	while (out < in) {
+		assert_int_equal(pl_test_deq_sized(q, &v), 0);
+		assert_int_equal(v, out++);
+	}
+	assert_int_equal(pl_test_deq_sized(q, &v), -FI_EAGAIN);
+	assert_true(pl_spillq_empty_approx(q));
+	pl_test_q_free(q);
 }
 
 static void pl_test_burst(const struct pl_test_ops *ops)
@@ -219,6 +273,9 @@ int main(void)
 		cmocka_unit_test(test_fifo_across_spill_serialized),
 		cmocka_unit_test(test_spill_mode_mpmc),
 		cmocka_unit_test(test_spill_mode_serialized),
+		cmocka_unit_test(test_fifo_across_spill_sized),
+		cmocka_unit_test(test_spill_mode_sized),
+		cmocka_unit_test(test_sized_and_general_mix),
 		cmocka_unit_test(test_burst_mpmc),
 		cmocka_unit_test(test_burst_mpsc),
 		cmocka_unit_test(test_burst_serialized),
