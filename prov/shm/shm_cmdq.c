@@ -42,28 +42,6 @@
 #include "pl_compiler.h"
 #include "shm_cmdq.h"
 
-#define SHM_PH_FREE	0ull
-#define SHM_PH_CLAIMED	1ull
-#define SHM_PH_READY	2ull
-#define SHM_POS_MASK	((1ull << SHM_CMDQ_POS_BITS) - 1)
-#define SHM_PID_MASK	((1ull << SHM_CMDQ_PID_BITS) - 1)
-
-static inline uint64_t shm_st(uint64_t phase, uint64_t pos, uint64_t pid)
-{
-	return phase << 62 | (pos & SHM_POS_MASK) << SHM_CMDQ_PID_BITS |
-	       (pid & SHM_PID_MASK);
-}
-
-static inline uint64_t shm_st_phase(uint64_t st)
-{
-	return st >> 62;
-}
-
-static inline uint64_t shm_st_pos(uint64_t st)
-{
-	return (st >> SHM_CMDQ_PID_BITS) & SHM_POS_MASK;
-}
-
 /* (a - b) as a signed distance modulo 2^40 */
 static inline int64_t shm_pos_diff(uint64_t a, uint64_t b)
 {
@@ -164,16 +142,11 @@ void shm_cmdq_commit(struct shm_region *r, struct shm_cmd *cmd)
 		(void)pl_cas_weak_relaxed(&r->ctl->tail, &tail, tail + 1);
 }
 
-struct shm_cmd *shm_cmdq_peek(struct shm_region *r)
+struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r, struct shm_cmd *cmd,
+				   uint64_t st)
 {
-	uint64_t pos = r->cons_head, st;
-	struct shm_cmd *cmd;
+	uint64_t pos = r->cons_head;
 
-	cmd = shm_region_slot(r, (uint32_t)(pos & (r->hdr->cmdq_slots - 1)));
-	/* R2, acquire: pairs with R1 in shm_cmdq_commit */
-	st = pl_load_acquire(&cmd->state);
-	if (st == shm_st(SHM_PH_READY, pos, 0))
-		return cmd;
 	if (shm_st_phase(st) != SHM_PH_CLAIMED ||
 	    shm_pos_diff(shm_st_pos(st), pos) != 0)
 		return NULL;

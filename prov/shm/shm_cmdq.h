@@ -42,12 +42,55 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p);
  * Call shm_wake_peer() after it. */
 void shm_cmdq_commit(struct shm_region *r, struct shm_cmd *cmd);
 
+/* A slot's state word: phase, the position it serves, the claimer's pid
+ * (shm_cmdq.c has the cycle and the argument). */
+#define SHM_PH_FREE	0ull
+#define SHM_PH_CLAIMED	1ull
+#define SHM_PH_READY	2ull
+#define SHM_POS_MASK	((1ull << SHM_CMDQ_POS_BITS) - 1)
+#define SHM_PID_MASK	((1ull << SHM_CMDQ_PID_BITS) - 1)
+
+static inline uint64_t shm_st(uint64_t phase, uint64_t pos, uint64_t pid)
+{
+	return phase << 62 | (pos & SHM_POS_MASK) << SHM_CMDQ_PID_BITS |
+	       (pid & SHM_PID_MASK);
+}
+
+static inline uint64_t shm_st_phase(uint64_t st)
+{
+	return st >> 62;
+}
+
+static inline uint64_t shm_st_pos(uint64_t st)
+{
+	return (st >> SHM_CMDQ_PID_BITS) & SHM_POS_MASK;
+}
+
+/* The head slot is neither committed nor free: a claimer is writing, or
+ * died before committing (shm_cmdq_peek). */
+struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r, struct shm_cmd *cmd,
+				   uint64_t st);
+
 /*
  * Consumer: the command at the head, committed, or NULL. Also skips
  * (counts in ctl->dropped) a head slot whose claimer died before
  * committing, checking liveness only every SHM_CMDQ_STALL_CHECK polls.
+ * Inline: every progress pass asks, and most find the head free.
  */
-struct shm_cmd *shm_cmdq_peek(struct shm_region *r);
+static inline struct shm_cmd *shm_cmdq_peek(struct shm_region *r)
+{
+	uint64_t pos = r->cons_head, st;
+	struct shm_cmd *cmd;
+
+	cmd = shm_region_slot(r, (uint32_t)(pos & (r->hdr->cmdq_slots - 1)));
+	/* R2, acquire: pairs with R1 in shm_cmdq_commit */
+	st = pl_load_acquire(&cmd->state);
+	if (st == shm_st(SHM_PH_READY, pos, 0))
+		return cmd;
+	if (st == shm_st(SHM_PH_FREE, pos, 0))
+		return NULL;	/* nothing claimed at the head */
+	return shm_cmdq_peek_slow(r, cmd, st);
+}
 
 /* Consumer: done with the command peek returned; frees its slot. */
 void shm_cmdq_release(struct shm_region *r, struct shm_cmd *cmd);
