@@ -50,6 +50,8 @@
 #include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 
+#include "pl_av.h"
+#include "pl_compiler.h"
 #include "pl_domain.h"
 #include "pl_ep.h"
 #include "pl_keymap.h"
@@ -255,8 +257,32 @@ void shm_ep_txe_put(struct shm_ep *ep, struct shm_ep_txe *t);
 /* Under the lock: a free txe or NULL; the protocol handle on dest
  * (opened on first use; -FI_EAGAIN while the target does not exist). */
 struct shm_ep_txe *shm_ep_txe_get(struct shm_ep *ep);
-int shm_ep_peer_get(struct shm_ep *ep, fi_addr_t dest,
-		    struct shm_xfer_peer **xp_p);
+int shm_ep_peer_lookup(struct shm_ep *ep, fi_addr_t dest,
+		       struct shm_xfer_peer **xp_p);
+
+/* AV slot index of an fi_addr_t (engine/pl_av_table.h layout). */
+#define SHM_EP_SLOT(a)	((size_t)((a) & 0xffffffffULL))
+
+/* Inline: the cache hit of a send to an address sent to before (same
+ * fi_addr_t, AV epoch unchanged) skips the AV; anything else looks it
+ * up (shm_ep_peer_lookup). */
+static inline int shm_ep_peer_get(struct shm_ep *ep, fi_addr_t dest,
+				  struct shm_xfer_peer **xp_p)
+{
+	struct shm_ep_peer *e;
+	uint64_t epoch;
+
+	if (PL_LIKELY(ep->base.av && SHM_EP_SLOT(dest) < ep->npeers)) {
+		epoch = pl_av_epoch(ep->base.av);
+		e = &ep->peers[SHM_EP_SLOT(dest)];
+		if (PL_LIKELY(epoch && e->av_epoch == epoch &&
+			      e->dest == dest && e->xpeer)) {
+			*xp_p = e->xpeer;
+			return 0;
+		}
+	}
+	return shm_ep_peer_lookup(ep, dest, xp_p);
+}
 
 /* shm_ep_rma.c, shm_ep_atomic.c: fi_rma and fi_atomic (initiator side);
  * shm_ep_rma_rx.c: requests arriving at a target (xfer ops rma_msg,

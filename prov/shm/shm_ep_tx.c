@@ -27,9 +27,6 @@
 #define SHM_EP_DELIVERY_FLAGS (FI_DELIVERY_COMPLETE | FI_MATCH_COMPLETE | \
 			       FI_COMMIT_COMPLETE)
 
-/* AV slot index of an fi_addr_t (engine/pl_av_table.h layout). */
-#define SHM_EP_SLOT(a)	((size_t)((a) & 0xffffffffULL))
-
 static int shm_ep_peer_grow(struct shm_ep *ep, size_t slot)
 {
 	size_t n = ep->npeers ? ep->npeers : 16;
@@ -63,9 +60,9 @@ static void shm_ep_peer_retire(struct shm_ep *ep, struct shm_xfer_peer *xp)
 	ep->retired = r;
 }
 
-/* Under the lock. */
-int shm_ep_peer_get(struct shm_ep *ep, fi_addr_t dest,
-			   struct shm_xfer_peer **xp_p)
+/* Under the lock: shm_ep_peer_get's way when its cache misses. */
+int shm_ep_peer_lookup(struct shm_ep *ep, fi_addr_t dest,
+		       struct shm_xfer_peer **xp_p)
 {
 	char name[SHM_NAME_MAX];
 	struct pl_av_peer peer;
@@ -77,14 +74,6 @@ int shm_ep_peer_get(struct shm_ep *ep, fi_addr_t dest,
 	if (!ep->base.av)
 		return -FI_ENOAV;
 	epoch = pl_av_epoch(ep->base.av);
-	if (PL_LIKELY(SHM_EP_SLOT(dest) < ep->npeers)) {
-		e = &ep->peers[SHM_EP_SLOT(dest)];
-		if (PL_LIKELY(epoch && e->av_epoch == epoch &&
-			      e->dest == dest && e->xpeer)) {
-			*xp_p = e->xpeer;
-			return 0;
-		}
-	}
 	pl_av_rcu_read_lock();
 	ret = pl_av_lookup_peer(ep->base.av, dest, &peer);
 	if (!ret) {
