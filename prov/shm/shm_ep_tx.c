@@ -189,7 +189,10 @@ ssize_t shm_ep_send(struct shm_ep *ep, const struct iovec *iov, size_t count,
 		ret = shm_xfer_send(ep->xep, xp, &msg);
 	}
 	if (ret == 0) {
-		shm_ep_tx_complete(ep, context, t->flags, flags, len, 0);
+		/* an inject with no send counter has nothing to report */
+		if (!(flags & SHM_EP_F_NOCOMP) ||
+		    pl_ep_cntr(&ep->base, PL_EP_CNTR_SEND))
+			shm_ep_tx_complete(ep, context, t->flags, flags, len, 0);
 		shm_ep_txe_put(ep, t);
 	} else if (ret == 1) {
 		ret = 0;	/* tx_done follows */
