@@ -47,6 +47,12 @@ static size_t shm_ep_iov_slice(const struct iovec *iov, size_t cnt,
 {
 	size_t i, k = 0;
 
+	if (cnt == 1 && !off) {
+		/* one buffer from its start: nearly every receive */
+		out[0].iov_base = iov[0].iov_base;
+		out[0].iov_len = len < iov[0].iov_len ? len : iov[0].iov_len;
+		return out[0].iov_len ? 1 : 0;
+	}
 	for (i = 0; i < cnt && off >= iov[i].iov_len; i++)
 		off -= iov[i].iov_len;
 	for (; i < cnt && len; i++, off = 0) {
@@ -216,7 +222,8 @@ static void shm_ep_place(struct shm_ep *ep, enum pl_match_kind kind,
 	pl_match_done(&ep->match, res);
 	if (ret == 1)
 		return;		/* rx_done -> shm_ep_rx_finish */
-	free(heap);
+	if (heap)
+		free(heap);
 	shm_ep_rx_settle(ep, &p, later, ret,
 			 ret && ret != -FI_ETRUNC ? 0 : len);
 }
