@@ -479,7 +479,8 @@ int pl_cq_open(struct fid_domain *d, struct fi_cq_attr *attr,
 	cq->dom = dom;
 	if (dom->data_progress != FI_PROGRESS_AUTO)
 		cq->ctx = pl_domain_progress(d);
-	cq->deq = cq->serial ? __pl_spillq_dequeue_burst :
+	/* a serial CQ is read one entry at a time, inline (pl_cq_read.c) */
+	cq->deq = cq->serial ? NULL :
 		  (th == FI_THREAD_SAFE || th == FI_THREAD_UNSPEC) ?
 		  pl_spillq_dequeue_burst_mpmc : pl_spillq_dequeue_burst_mpsc;
 	cq->format = attr->format == FI_CQ_FORMAT_UNSPEC ?

@@ -12,7 +12,8 @@
  *   wait_obj, wait_cond,
  *   wake, api_version     pl_cq_open only          any thread       open happens before the fid is handed out
  *   q (struct pl_spillq)  producers: enqueue_mpmc  consumers: deq   pl_spillq's own (slot release/acquire);
- *                         (serial: __enqueue)                       serial: the application's own
+ *                         (serial: __enqueue_      (serial:         serial: the application's own
+ *                         sized)                   __dequeue_sized)
  *   armed                 waiters (A1 xchg 1),     producers (A3)   see "wake-up protocol" in pl_cq.c
  *                         producers (A4 xchg 0)
  *   err_count             write_err (+1), readerr  every read       release RMW / acquire load (E1/E2)
@@ -92,7 +93,8 @@ struct pl_cq {
 	struct fid_peer_cq peer;	/* fi_peer(3) owner side */
 	struct pl_domain *dom;
 	struct pl_progress_ctx *ctx;	/* manual progress only, else NULL */
-	pl_cq_deq_fn deq;		/* mpmc, mpsc or serial, chosen at open */
+	pl_cq_deq_fn deq;		/* mpmc or mpsc, chosen at open; NULL
+					 * when serial (read inline) */
 	/* FI_THREAD_DOMAIN with manual progress: every write happens in a
 	 * call the application serializes with every read (no progress
 	 * thread exists), so the queue takes the __ (serial) operations

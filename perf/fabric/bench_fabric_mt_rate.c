@@ -210,14 +210,14 @@ static void *mt_thread_main(void *arg)
 		return NULL;
 	}
 	/* rank 1: the next window's receives go up before the ack. The
-	 * target is what was posted up to this window, never a count read
-	 * from rx_done: with a shared CQ another thread may already have
-	 * credited part of the window before we read it, and then the
-	 * target would never be reached. */
+	 * target is what was posted up to this window (rx_posted), never a
+	 * count read from rx_done: with a shared CQ another thread may
+	 * already have credited part of the window before we read it, and
+	 * then the target would never be reached. */
 	for (i = 0; i < BF_WINDOW; i++)
 		mt_recv(t, run->len, t->idx, i);
 	for (w = 0; w < total; w++) {
-		mt_wait(t, t->tx_posted, (w + 1) * BF_WINDOW);
+		mt_wait(t, t->tx_posted, t->rx_posted);
 		if (w + 1 < total)
 			for (i = 0; i < BF_WINDOW; i++)
 				mt_recv(t, run->len, t->idx, i);
