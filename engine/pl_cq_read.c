@@ -100,13 +100,53 @@ static size_t pl_cq_entry_size(const struct pl_cq *cq)
 	}
 }
 
-static ssize_t pl_cq_read_common(struct pl_cq *cq, void *buf, size_t count,
-				 fi_addr_t *src_addr)
+/* Up to count entries of a serial CQ that has some, one at a time,
+ * copied inline (pl_spillq.h): a ping-pong reads one, and the burst
+ * path's stack buffer and run-time-sized copies cost more than the
+ * entries. */
+static PL_NOINLINE ssize_t pl_cq_read_serial(struct pl_cq *cq, void *buf,
+					     size_t count, fi_addr_t *src_addr)
+{
+	size_t esz = pl_cq_entry_size(cq), n = 0;
+	struct pl_cq_ent e;
+
+	while (n < count &&
+	       __pl_spillq_dequeue_sized(&cq->q, &e, sizeof(e)) == 0) {
+		pl_cq_convert(cq, &e, 1, (char *)buf + n * esz,
+			      src_addr ? src_addr + n : NULL);
+		n++;
+	}
+	return n ? (ssize_t)n : -FI_EAGAIN;
+}
+
+/* Up to count entries of a concurrent CQ that has some, in bursts. */
+static PL_NOINLINE ssize_t pl_cq_read_burst(struct pl_cq *cq, void *buf,
+					    size_t count, fi_addr_t *src_addr)
 {
 	struct pl_cq_ent tmp[PL_CQ_READ_CHUNK];
 	size_t esz = pl_cq_entry_size(cq), n = 0;
 	ssize_t k;
 
+	while (n < count) {
+		size_t want = count - n;
+
+		if (want > PL_CQ_READ_CHUNK)
+			want = PL_CQ_READ_CHUNK;
+		k = cq->deq(&cq->q, tmp, want);
+		if (k <= 0)
+			break;
+		pl_cq_convert(cq, tmp, (size_t)k, (char *)buf + n * esz,
+			      src_addr ? src_addr + n : NULL);
+		n += (size_t)k;
+		if ((size_t)k < want)
+			break;
+	}
+	return n ? (ssize_t)n : -FI_EAGAIN;
+}
+
+static ssize_t pl_cq_read_common(struct pl_cq *cq, void *buf, size_t count,
+				 fi_addr_t *src_addr)
+{
 	if (count && !buf)
 		return -FI_EINVAL;
 	/* E2: acquire, pairs with E1 in pl_cq_write_err */
@@ -141,35 +181,11 @@ static ssize_t pl_cq_read_common(struct pl_cq *cq, void *buf, size_t count,
 		if (pl_spillq_empty_approx(&cq->q))
 			return -FI_EAGAIN;
 	}
-	if (cq->serial) {
-		/* one entry at a time, copied inline (pl_spillq.h): a
-		 * ping-pong reads one, and the burst path's stack buffer and
-		 * run-time-sized copies cost more than the entries */
-		struct pl_cq_ent e;
-
-		while (n < count &&
-		       __pl_spillq_dequeue_sized(&cq->q, &e, sizeof(e)) == 0) {
-			pl_cq_convert(cq, &e, 1, (char *)buf + n * esz,
-				      src_addr ? src_addr + n : NULL);
-			n++;
-		}
-		return n ? (ssize_t)n : -FI_EAGAIN;
-	}
-	while (n < count) {
-		size_t want = count - n;
-
-		if (want > PL_CQ_READ_CHUNK)
-			want = PL_CQ_READ_CHUNK;
-		k = cq->deq(&cq->q, tmp, want);
-		if (k <= 0)
-			break;
-		pl_cq_convert(cq, tmp, (size_t)k, (char *)buf + n * esz,
-			      src_addr ? src_addr + n : NULL);
-		n += (size_t)k;
-		if ((size_t)k < want)
-			break;
-	}
-	return n ? (ssize_t)n : -FI_EAGAIN;
+	/* out of line, both: an empty read (the spinning poller's) pays
+	 * for neither's frame */
+	if (cq->serial)
+		return pl_cq_read_serial(cq, buf, count, src_addr);
+	return pl_cq_read_burst(cq, buf, count, src_addr);
 }
 
 static struct pl_cq *pl_cq_app(struct fid_cq *cq)

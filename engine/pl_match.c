@@ -223,25 +223,36 @@ static struct pl_match_rx *pl_match_find_rx(struct pl_match *m,
 	return exact;
 }
 
-int pl_match_arrive(struct pl_match *m, enum pl_match_kind kind,
-		    const struct pl_match_hdr *h, struct pl_match_result *res_p,
-		    struct pl_match_unexp **ux_p)
+int pl_match_take(struct pl_match *m, enum pl_match_kind kind,
+		  const struct pl_match_hdr *h, struct pl_match_result *res_p)
 {
 	struct pl_match_rx *rx;
+
+	PL_MATCH_ENTER(m);
+	rx = pl_match_find_rx(m, kind, h->src, kind == PL_MATCH_TAGGED ? h->tag : 0);
+	if (!rx) {
+		PL_MATCH_LEAVE(m);
+		return -FI_ENOMSG;
+	}
+	res_p->ux = NULL;
+	res_p->discard = false;
+	if (!(rx->flags & FI_MULTI_RECV))
+		pl_match_rx_dequeue(m, rx);
+	/* sets rx, offset, len, olen, multi_last */
+	pl_match_consume(m, rx, h->size, res_p);
+	PL_MATCH_LEAVE(m);
+	return PL_MATCH_MATCHED;
+}
+
+int pl_match_queue_unexp(struct pl_match *m, enum pl_match_kind kind,
+			 const struct pl_match_hdr *h,
+			 struct pl_match_unexp **ux_p)
+{
 	struct pl_match_unexp *ux;
 	void *obj;
 	int ret;
 
 	PL_MATCH_ENTER(m);
-	rx = pl_match_find_rx(m, kind, h->src, kind == PL_MATCH_TAGGED ? h->tag : 0);
-	if (rx) {
-		memset(res_p, 0, sizeof(*res_p));
-		if (!(rx->flags & FI_MULTI_RECV))
-			pl_match_rx_dequeue(m, rx);
-		pl_match_consume(m, rx, h->size, res_p);
-		PL_MATCH_LEAVE(m);
-		return PL_MATCH_MATCHED;
-	}
 	ret = __pl_bufpool_alloc(m->ux_pool, &obj);
 	if (ret) {
 		PL_MATCH_LEAVE(m);
@@ -270,6 +281,17 @@ int pl_match_arrive(struct pl_match *m, enum pl_match_kind kind,
 		*ux_p = ux;
 	PL_MATCH_LEAVE(m);
 	return PL_MATCH_QUEUED;
+}
+
+int pl_match_arrive(struct pl_match *m, enum pl_match_kind kind,
+		    const struct pl_match_hdr *h, struct pl_match_result *res_p,
+		    struct pl_match_unexp **ux_p)
+{
+	int ret = pl_match_take(m, kind, h, res_p);
+
+	if (ret != -FI_ENOMSG)
+		return ret;
+	return pl_match_queue_unexp(m, kind, h, ux_p);
 }
 
 static struct pl_match_unexp *pl_match_find_ux(struct pl_match *m,

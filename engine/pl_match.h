@@ -185,6 +185,22 @@ int pl_match_arrive(struct pl_match *m, enum pl_match_kind kind,
 		    const struct pl_match_hdr *h, struct pl_match_result *res_p,
 		    struct pl_match_unexp **ux_p);
 
+/*
+ * The two halves of pl_match_arrive, for a provider that can place a
+ * message without first making a record of it: take finds the posted
+ * receive (PL_MATCH_MATCHED, res filled as by arrive) or answers
+ * -FI_ENOMSG and changes nothing; queue_unexp queues the header without
+ * searching (PL_MATCH_QUEUED, or -FI_ENOMEM as arrive). Call queue_unexp
+ * only after a take that answered -FI_ENOMSG, with no receive posted in
+ * between (the owner's serialization): it would otherwise queue a
+ * message that a posted receive should have taken.
+ */
+int pl_match_take(struct pl_match *m, enum pl_match_kind kind,
+		  const struct pl_match_hdr *h, struct pl_match_result *res_p);
+int pl_match_queue_unexp(struct pl_match *m, enum pl_match_kind kind,
+			 const struct pl_match_hdr *h,
+			 struct pl_match_unexp **ux_p);
+
 /* A multi-recv receive (res.rx of a MATCHED post without multi_last)
  * takes the next matching unexpected message: call until QUEUED or
  * multi_last. */

@@ -189,6 +189,21 @@ int pl_progress_source_remove(struct pl_progress_ctx *ctx,
 	return ret;
 }
 
+/* A source's poll failed: count it, log the pass's first failure.
+ * Returns the pass's error (the first). Out of line: the pass's loop
+ * stays free of the logging call's frame. */
+static PL_NOINLINE int pl_progress_source_failed(struct pl_progress_ctx *ctx,
+						 struct pl_progress_source *src,
+						 int ret, int err)
+{
+	pl_progress_count(&ctx->errors);
+	if (err)
+		return err;
+	PL_DBG(FI_LOG_CORE, "progress source %s: %d\n",
+	       src->name ? src->name : "(unnamed)", ret);
+	return ret;
+}
+
 int pl_progress_source_pass(struct pl_progress_ctx *ctx)
 {
 	struct pl_progress_source *src;
@@ -200,17 +215,10 @@ int pl_progress_source_pass(struct pl_progress_ctx *ctx)
 	for (i = 0; i < ctx->nsrcs; i++) {
 		src = ctx->srcs[i];
 		ret = src->poll(src, ctx->budget);
-		if (ret > 0) {
+		if (ret > 0)
 			work += ret;
-		} else if (ret < 0 && ret != -FI_EAGAIN) {
-			pl_progress_count(&ctx->errors);
-			if (!err) {
-				err = ret;
-				PL_DBG(FI_LOG_CORE, "progress source %s: %d\n",
-				       src->name ? src->name : "(unnamed)",
-				       ret);
-			}
-		}
+		else if (PL_UNLIKELY(ret < 0 && ret != -FI_EAGAIN))
+			err = pl_progress_source_failed(ctx, src, ret, err);
 	}
 	pl_progress_count(&ctx->passes);
 	return work ? work : err;

@@ -27,6 +27,9 @@
 
 #define PL_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define PL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* Keep a slow path out of line, so that its caller's fast path stays
+ * small (no frame for registers only the slow path needs). */
+#define PL_NOINLINE __attribute__((noinline))
 
 /* Ask for the line at p ahead of a write. An exclusive prefetch
  * (prefetchw) where the target has one (-mprfchw, implied by most

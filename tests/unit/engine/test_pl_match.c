@@ -439,6 +439,72 @@ static void test_unexpected_exact_and_wild(void **state)
 	assert_int_equal(pl_match_unexp_count(&f->m, PL_MATCH_TAGGED), 0);
 }
 
+/* take finds what arrive would, and on a miss leaves no trace: the
+ * message is not queued, so a receive posted later does not find it */
+static void test_take_matches_or_changes_nothing(void **state)
+{
+	struct fx *f = *state;
+	struct pl_match_hdr h = { .src = 1, .tag = 9, .size = 300 };
+	struct pl_match_result r;
+
+	assert_int_equal(pl_match_take(&f->m, PL_MATCH_TAGGED, &h, &r),
+			 -FI_ENOMSG);
+	assert_int_equal(pl_match_unexp_count(&f->m, PL_MATCH_TAGGED), 0);
+	assert_int_equal(post_t(f, 1, 9, 0, FI_ADDR_UNSPEC, 0, &r),
+			 PL_MATCH_QUEUED);
+	assert_int_equal(post_t(f, 2, 9, 0, FI_ADDR_UNSPEC, 0, &r),
+			 PL_MATCH_QUEUED);
+	/* the oldest fitting receive, as arrive picks it, with the
+	 * truncation worked out (256-byte buffers) */
+	memset(&r, 0x01, sizeof(r));	/* true in every bool */
+	assert_int_equal(pl_match_take(&f->m, PL_MATCH_TAGGED, &h, &r),
+			 PL_MATCH_MATCHED);
+	assert_int_equal(ctx_id(&r), 1);
+	assert_null(r.ux);
+	assert_false(r.discard);
+	assert_false(r.multi_last);
+	assert_int_equal(r.offset, 0);
+	assert_int_equal(r.len, 256);
+	assert_int_equal(r.olen, 44);
+	pl_match_done(&f->m, &r);
+	assert_int_equal(pl_match_posted_count(&f->m, PL_MATCH_TAGGED), 1);
+	/* another tag: the remaining receive is not taken */
+	h.tag = 10;
+	assert_int_equal(pl_match_take(&f->m, PL_MATCH_TAGGED, &h, &r),
+			 -FI_ENOMSG);
+	assert_int_equal(pl_match_posted_count(&f->m, PL_MATCH_TAGGED), 1);
+}
+
+/* queue_unexp queues without searching, in arrival order with arrive's */
+static void test_queue_unexp_after_take(void **state)
+{
+	struct fx *f = *state;
+	struct pl_match_hdr h = { .src = 1, .tag = 4, .size = 8,
+				  .prov = (void *)0x11 };
+	struct pl_match_unexp *ux = NULL;
+	struct pl_match_result r;
+
+	assert_int_equal(pl_match_take(&f->m, PL_MATCH_TAGGED, &h, &r),
+			 -FI_ENOMSG);
+	assert_int_equal(pl_match_queue_unexp(&f->m, PL_MATCH_TAGGED, &h, &ux),
+			 PL_MATCH_QUEUED);
+	assert_non_null(ux);
+	assert_ptr_equal(ux->prov, (void *)0x11);
+	h.prov = (void *)0x22;
+	assert_int_equal(arrive_t(f, 4, 1, 16, &r), PL_MATCH_QUEUED);
+	assert_int_equal(pl_match_unexp_count(&f->m, PL_MATCH_TAGGED), 2);
+	assert_int_equal(post_t(f, 1, 4, 0, FI_ADDR_UNSPEC, 0, &r),
+			 PL_MATCH_MATCHED);
+	assert_ptr_equal(r.ux, ux);
+	assert_int_equal(r.ux->size, 8);
+	pl_match_done(&f->m, &r);
+	assert_int_equal(post_t(f, 2, 4, 0, FI_ADDR_UNSPEC, 0, &r),
+			 PL_MATCH_MATCHED);
+	assert_int_equal(r.ux->size, 16);
+	pl_match_done(&f->m, &r);
+	assert_int_equal(pl_match_unexp_count(&f->m, PL_MATCH_TAGGED), 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown), \
 	cmocka_unit_test_setup_teardown(fn, fx_setup_linear, fx_teardown)
 
@@ -456,6 +522,8 @@ int main(void)
 		T(test_multi_recv_too_big), T(test_truncation),
 		T(test_many_entries), T(test_wildcard_between_exacts),
 		T(test_directed_msg), T(test_unexpected_exact_and_wild),
+		T(test_take_matches_or_changes_nothing),
+		T(test_queue_unexp_after_take),
 		cmocka_unit_test(test_unexpected_limit),
 	};
 
