@@ -2,45 +2,92 @@
 /*
  * MPSC command queue over shared memory.
  *
- * Each slot's 64-bit state word cycles FREE(p) -> CLAIMED(p, pid) ->
- * READY(p) -> FREE(p + N), p being the position the slot serves (slot =
- * p mod N). `tail` is only a hint: the claim is a CAS on the slot word.
+ * Position p is served by slot p mod N. Each slot has two words on
+ * different lines: its claim word, in the claim table, which producers
+ * CAS from the slot's previous round to CLAIMED(p, pid); and its state
+ * word, at the start of the command, where the producer stores READY(p)
+ * once the command is written and the consumer polls. The consumer never
+ * writes a slot: it publishes how far it has read in ctl->head, and a
+ * producer reads that (rarely: it keeps the last value) to know that a
+ * slot's previous command was consumed. `tail` is only a hint.
+ *
+ * Why two words: the consumer spins on the line of the next slot. When
+ * the claim was a CAS on that very line, the consumer's next read,
+ * already queued behind the producer's request for the line, took it
+ * back between the CAS and the writes that followed, and the producer
+ * had to fetch it again (two more transfers on every message of a
+ * ping-pong: docs/transport.md, "The claim's window"). Now the producer
+ * CASes a line the consumer does not read, and then writes the polled
+ * line with plain stores only.
  *
  * Why it is correct:
  *  (1) Exactly once. A position p is handed to one producer: the only
- *      transition out of FREE(p) is the CAS to CLAIMED(p, pid), and a CAS
- *      succeeds once. The consumer takes positions strictly in order
- *      (cons_head) and moves a slot from READY(p) to FREE(p + N) only
- *      after reading it; so each committed command is read once.
- *  (2) No overwrite. A producer writes slot data only after its claim
- *      CAS saw FREE(p); FREE(p) is stored by the consumer (release, A2)
- *      after it finished reading round p - N, and the claim is an
- *      acquire (A1) that pairs with it. So the new writes happen after
- *      the old reads. A slot still in round p - N (READY or CLAIMED)
+ *      way to claim it is the CAS of slot p mod N's claim word from the
+ *      previous round's value (FREE(p) before the first round,
+ *      CLAIMED(p - N, any pid) after) to CLAIMED(p, pid), and a CAS
+ *      succeeds once; positions only grow. The consumer takes positions
+ *      strictly in order (cons_head) and moves past p after reading it
+ *      once.
+ *  (2) No overwrite. A producer claims p only after it loaded ctl->head
+ *      > p - N (acquire, A1), and the consumer stores head = p - N + 1
+ *      (release, A2) after it finished reading round p - N. So the new
+ *      writes happen after the old reads. A head not yet past p - N
  *      means the queue is full: -FI_EAGAIN, nothing written.
- *  (3) Visibility. The producer's commit stores READY(p) with release
- *      (R1); the consumer loads it with acquire (R2): every byte of the
- *      command is visible before the consumer reads any.
- *  (4) Progress of the tail hint. tail only moves from p to p + 1 by
- *      CAS (relaxed: it orders nothing, it is re-validated against the
- *      slot words). The claimer of p moves it after its commit; a
- *      producer that sees slot p already claimed, ready, or in a later
- *      round knows position p was taken and helps the hint past it; so
- *      a producer that dies between its claim and its commit never
- *      stalls the others.
+ *  (3) Visibility. The producer stores READY(p) with release (R1) after
+ *      writing the command; the consumer loads it with acquire (R2):
+ *      every byte of the command is visible before the consumer reads
+ *      any. A READY of an older round (the slot's previous command,
+ *      never cleared) names another position and is not taken.
+ *  (4) The tail hint. Invariant: every position below tail is claimed.
+ *      A producer claims only the position it read from tail, so
+ *      positions are claimed in order, and position q claimed means all
+ *      positions up to q are. tail is written two ways, both keeping
+ *      the invariant (relaxed: it orders nothing, it is re-validated
+ *      against the claim words): the claimer of p stores p + 1 after
+ *      its commit if tail still reads p (a plain store: tail may move
+ *      back behind a racing helper, never past an unclaimed position);
+ *      a producer that finds the claim word of its position at q >= p
+ *      CASes tail from p to q + 1. So a producer that dies between its
+ *      claim and its commit never stalls the others, and a hint that
+ *      fell behind catches up a round at a time.
  *  (5) A dead claimer. A producer that dies between claim and commit
- *      leaves CLAIMED(p, pid) at the head. The consumer notices the head
- *      stuck in CLAIMED, checks pid (kill(pid, 0) == ESRCH) and CASes the
- *      slot to FREE(p + N) (release, A2'), counting it dropped. The CAS
- *      and not a store: had the claimer been alive after all, its commit
- *      wins or the skip wins, never both.
- * Positions are 40 bits in the word and compared modulo 2^40: a producer
- * would have to stall for 2^40 operations to see an ABA.
+ *      leaves the head's claim word at CLAIMED(p, pid) and its state word
+ *      short of READY(p). After SHM_CMDQ_STALL_CHECK empty peeks the
+ *      consumer looks at the claim word, checks pid (dead: kill() says
+ *      ESRCH, or a zombie) and moves past p, counting it dropped. A dead
+ *      process commits nothing later, so no store of it can land in the
+ *      slot once the next round owns it.
+ * Positions are 40 bits in the words and compared modulo 2^40: a
+ * producer would have to stall for 2^40 operations to see an ABA.
  */
 #include <rdma/fi_errno.h>
 
 #include "pl_compiler.h"
 #include "shm_cmdq.h"
+
+/*
+ * ThreadSanitizer sees one process. What orders a producer's writes of
+ * round p + N after the writes of round p (2) runs through the consumer,
+ * often another process: R1 here, R2 and A2 there, A1 here. Two threads
+ * of one producing process then look unordered to it. These annotations
+ * state that edge on the slot itself: the commit releases it, the next
+ * claim of the slot acquires it. They cost nothing outside TSan builds.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define SHM_CMDQ_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SHM_CMDQ_TSAN 1
+#endif
+#endif
+#ifdef SHM_CMDQ_TSAN
+#include <sanitizer/tsan_interface.h>
+#define shm_cmdq_tsan_release(p)	__tsan_release(p)
+#define shm_cmdq_tsan_acquire(p)	__tsan_acquire(p)
+#else
+#define shm_cmdq_tsan_release(p)	((void)(p))
+#define shm_cmdq_tsan_acquire(p)	((void)(p))
+#endif
 
 /* (a - b) as a signed distance modulo 2^40 */
 static inline int64_t shm_pos_diff(uint64_t a, uint64_t b)
@@ -51,13 +98,36 @@ static inline int64_t shm_pos_diff(uint64_t a, uint64_t b)
 		(int64_t)d - (int64_t)(1ull << SHM_CMDQ_POS_BITS) : (int64_t)d;
 }
 
+/* Is claim word st the previous round of position pos (so that pos may
+ * be claimed once the consumer is past pos - n)? */
+static inline bool shm_claim_prev(uint64_t st, uint64_t pos, uint32_t n)
+{
+	if (shm_st_phase(st) == SHM_PH_FREE)
+		return shm_st_pos(st) == (pos & SHM_POS_MASK);
+	return shm_st_phase(st) == SHM_PH_CLAIMED &&
+	       shm_st_pos(st) == ((pos - n) & SHM_POS_MASK);
+}
+
+/* Has the consumer read position pos - n, so that pos's slot is free? A1:
+ * the acquire loads pair with the consumer's release of ctl->head (A2),
+ * directly or through another thread of ours that stored prod_head
+ * (release) after its own A1. */
+static bool shm_claim_room(struct shm_region *r, uint64_t pos, uint32_t n)
+{
+	uint64_t head = pl_load_acquire(&r->prod_head);
+
+	if (pos - head < n)
+		return true;
+	head = pl_load_acquire(&r->ctl->head);
+	pl_store_release(&r->prod_head, head);
+	return pos - head < n;
+}
+
 int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 {
-	uint32_t mask = r->hdr->cmdq_slots - 1;
-	struct shm_cmd *cmd;
+	uint32_t n = r->hdr->cmdq_slots, mask = n - 1;
+	pl_atomic_u64 *cw;
 	uint64_t pos, st;
-	uint32_t full;
-	bool look;
 	int64_t d;
 
 	/* acquire: pairs with the release store of CLOSING in
@@ -66,105 +136,102 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 		return -FI_ECONNREFUSED;
 	/* relaxed: a hint (4) */
 	pos = pl_load_relaxed(&r->ctl->tail);
-	/* relaxed: a hint (set below, on a full queue) */
-	full = pl_load_relaxed(&r->claim_full);
-	look = full;
 	for (;;) {
-		cmd = shm_region_slot(r, (uint32_t)(pos & mask));
-		if (PL_UNLIKELY(look)) {
-			/* full last time, or this call lost a CAS already:
-			 * look first, so that senders waiting for room or
-			 * racing each other read lines shared instead of
-			 * taking them exclusive on every try (relaxed: the
-			 * CAS below re-reads it) */
-			st = pl_load_relaxed(&cmd->state);
-			if (st != shm_st(SHM_PH_FREE, pos, 0))
-				goto taken_or_full;
+		cw = &r->claims[pos & mask];
+		/* relaxed: judged here, re-checked by the CAS. The claim
+		 * line is the producers' own: with one producer it stays in
+		 * its cache, and a read first costs nothing */
+		st = pl_load_relaxed(cw);
+		if (shm_claim_prev(st, pos, n)) {
+			if (!shm_claim_room(r, pos, n))
+				return -FI_EAGAIN;	/* full (2) */
+			/* No prefetch of the command's line: without
+			 * prefetchw it would fetch the line shared, and the
+			 * stores would then need it a second time. */
+			*cmd_p = shm_region_slot(r, (uint32_t)(pos & mask));
+			/* acquire, though A1 in shm_claim_room already
+			 * ordered our writes after the consumer's reads; on
+			 * failure st holds the word (relaxed) */
+			if (pl_cas_acquire(cw, &st, shm_st(SHM_PH_CLAIMED,
+							   pos, pid))) {
+				shm_cmdq_tsan_acquire(*cmd_p);
+				return 0;
+			}
 		}
-		/* the inline payload's line: fetched while the CAS waits for
-		 * the state word's line, not after it */
-		PL_PREFETCH_WRITE(cmd + 1);
-		st = shm_st(SHM_PH_FREE, pos, 0);
-		/* A1, acquire: pairs with A2/A2' (the consumer's release of
-		 * round p - N), see (2). Straight to the CAS, no read first
-		 * (unless the queue was full): a read would fetch the line
-		 * shared and the CAS would then need it again, exclusive (two
-		 * transfers instead of one). On failure st holds the word
-		 * (relaxed: judged below). */
-		if (pl_cas_acquire(&cmd->state, &st,
-				   shm_st(SHM_PH_CLAIMED, pos, pid))) {
-			/* the tail hint moves on at commit (4) */
-			if (PL_UNLIKELY(full))
-				pl_store_relaxed(&r->claim_full, 0u);
-			*cmd_p = cmd;
-			return 0;
-		}
-		look = true;
-taken_or_full:
-		d = shm_pos_diff(shm_st_pos(st), pos);
+		d = shm_st_phase(st) == SHM_PH_FREE ? -1 :
+		    shm_pos_diff(shm_st_pos(st), pos);
+		if (d < 0 && !shm_claim_prev(st, pos, n))
+			return -FI_EAGAIN;	/* neither this round nor the
+						 * one before: cannot happen
+						 * (4); refuse, write nothing */
 		if (d >= 0) {
-			/* position pos is taken: help the hint on, retry */
+			/* position pos + d is claimed, so is everything
+			 * below it (4): help the hint past it, retry */
 			uint64_t exp = pos;
 
 			/* weak: a spurious failure only means one more
 			 * round through this loop */
-			(void)pl_cas_weak_relaxed(&r->ctl->tail, &exp, pos + 1);
+			(void)pl_cas_weak_relaxed(&r->ctl->tail, &exp,
+						  pos + (uint64_t)d + 1);
 			pos = pl_load_relaxed(&r->ctl->tail);
-			continue;
 		}
-		/* the slot still serves round pos - N: full */
-		if (!full)
-			pl_store_relaxed(&r->claim_full, 1u);
-		return -FI_EAGAIN;
+		/* else: the previous round still (lost no CAS: a strong
+		 * CAS fails only on another value): look again */
 	}
+}
+
+/* The position a claimed slot serves, from its claim word (ours). */
+static uint64_t shm_cmdq_claimed_pos(const struct shm_region *r,
+				     const struct shm_cmd *cmd)
+{
+	/* relaxed: our own CLAIMED word, nobody else changes it while the
+	 * claimer lives */
+	return shm_st_pos(pl_load_relaxed(
+		&r->claims[shm_region_slot_index(r, cmd)]));
 }
 
 void shm_cmdq_commit(struct shm_region *r, struct shm_cmd *cmd)
 {
-	/* relaxed: our own CLAIMED word, nobody else changes it while the
-	 * claimer lives */
-	uint64_t st = pl_load_relaxed(&cmd->state);
-	uint64_t pos = shm_st_pos(st), tail;
+	uint64_t pos = shm_cmdq_claimed_pos(r, cmd), tail;
 
 	/* R1, release: pairs with R2 in shm_cmdq_peek (3) */
 	pl_store_release(&cmd->state, shm_st(SHM_PH_READY, pos, 0));
-	/* The tail hint moves past our position here, after R1, not at the
-	 * claim: the consumer polls this slot's line, and a locked
-	 * instruction between our claim and R1 gave its read the time to
-	 * take the line back, so that R1 had to fetch it a second time
-	 * (prov/shm/docs/transport.md, "The claim's window"). The word
-	 * holds 40 bits of the position, the hint all 64: move the hint
-	 * only if it still names our position; any other value was moved
-	 * on by a producer that found the position taken (4).
-	 * relaxed, both: hint only (4). */
+	shm_cmdq_tsan_release(cmd);
+	/* The tail hint moves past our position after R1, and by a plain
+	 * store, not a CAS (4): a locked instruction here would wait for
+	 * R1's line, i.e. for the consumer, and a sender of many messages
+	 * would wait so once per message. The words hold 40 bits of the
+	 * position, the hint all 64: move the hint only if it still names
+	 * our position; any other value was moved on by a producer that
+	 * found the position taken (4). relaxed, both: hint only (4). */
 	tail = pl_load_relaxed(&r->ctl->tail);
 	if ((tail & SHM_POS_MASK) == pos)
-		(void)pl_cas_weak_relaxed(&r->ctl->tail, &tail, tail + 1);
+		pl_store_relaxed(&r->ctl->tail, tail + 1);
 }
 
-struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r, struct shm_cmd *cmd,
-				   uint64_t st)
+struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r)
 {
-	uint64_t pos = r->cons_head;
+	uint64_t pos = r->cons_head, st;
+	struct shm_cmd *cmd;
 
-	if (shm_st_phase(st) != SHM_PH_CLAIMED ||
-	    shm_pos_diff(shm_st_pos(st), pos) != 0)
-		return NULL;
-	if (++r->cons_stall < SHM_CMDQ_STALL_CHECK)
-		return NULL;
 	r->cons_stall = 0;
+	cmd = shm_region_slot(r, (uint32_t)(pos & (r->hdr->cmdq_slots - 1)));
+	/* R2, as in shm_cmdq_peek: committed meanwhile */
+	if (pl_load_acquire(&cmd->state) == shm_st(SHM_PH_READY, pos, 0))
+		return cmd;
+	/* relaxed: a claim of pos whose claimer is alive commits later;
+	 * one that is dead never will (5) */
+	st = pl_load_relaxed(&r->claims[pos & (r->hdr->cmdq_slots - 1)]);
+	if (shm_st_phase(st) != SHM_PH_CLAIMED ||
+	    shm_st_pos(st) != (pos & SHM_POS_MASK))
+		return NULL;	/* nobody claimed pos yet */
 	if (shm_proc_alive((pid_t)(st & SHM_PID_MASK), 0))
 		return NULL;
-	/* A2', release: as A2; a CAS so that a live claimer's commit and
-	 * our skip exclude each other (5); weak: a spurious failure is
-	 * retried at the next stall check. */
-	if (pl_cas_weak_release(&cmd->state, &st,
-			shm_st(SHM_PH_FREE, pos + r->hdr->cmdq_slots, 0))) {
-		r->cons_head = pos + 1;
-		/* relaxed: statistics */
-		pl_store_relaxed(&r->ctl->head, pos + 1);
-		pl_fetch_add_relaxed(&r->ctl->dropped, 1);
-	}
+	r->cons_head = pos + 1;
+	/* A2', release: as A2 (the slot is free for round pos + N) */
+	pl_store_release(&r->ctl->head, pos + 1);
+	/* relaxed: statistics */
+	pl_fetch_add_relaxed(&r->ctl->dropped, 1);
 	return NULL;
 }
 
@@ -172,37 +239,40 @@ void shm_cmdq_release(struct shm_region *r, struct shm_cmd *cmd)
 {
 	uint64_t pos = r->cons_head;
 
+	(void)cmd;
 	r->cons_stall = 0;
-	/* A2, release: our reads of the slot happen before the next
-	 * producer's writes (pairs with A1) */
-	pl_store_release(&cmd->state,
-			 shm_st(SHM_PH_FREE, pos + r->hdr->cmdq_slots, 0));
 	r->cons_head = pos + 1;
-	/* relaxed: statistics only */
-	pl_store_relaxed(&r->ctl->head, pos + 1);
+	/* A2, release: our reads of the slot happen before the next
+	 * producer's writes (pairs with A1 in shm_claim_room). Our own
+	 * control line: producers read it only when the queue looks full
+	 * to them, so this store rarely has to take it back. */
+	pl_store_release(&r->ctl->head, pos + 1);
+}
+
+/* Anything claimed or committed at position pos of r? Relaxed loads:
+ * the callers say what orders them. */
+static bool shm_cmdq_busy_at(const struct shm_region *r, uint64_t pos)
+{
+	uint32_t i = (uint32_t)(pos & (r->hdr->cmdq_slots - 1));
+	uint64_t st;
+
+	if (pl_load_relaxed(&((struct shm_cmd *)shm_region_slot(r, i))->state) ==
+	    shm_st(SHM_PH_READY, pos, 0))
+		return true;
+	st = pl_load_relaxed(&((struct shm_region *)r)->claims[i]);
+	return shm_st_phase(st) == SHM_PH_CLAIMED &&
+	       shm_st_pos(st) == (pos & SHM_POS_MASK);
 }
 
 bool shm_cmdq_maybe_pending(const struct shm_region *r)
 {
-	/* relaxed: a hint; the consumer stores it after each release. An
-	 * older value only makes the answer "maybe" (see the header). */
-	uint64_t pos = pl_load_relaxed(&r->ctl->head);
-	const struct shm_cmd *cmd;
-
-	cmd = shm_region_slot(r, (uint32_t)(pos & (r->hdr->cmdq_slots - 1)));
-	/* relaxed: only decides whether to poll; shm_cmdq_peek re-reads
-	 * the word with acquire (R2) under the consumer's serialization */
-	return pl_load_relaxed(&((struct shm_cmd *)cmd)->state) !=
-	       shm_st(SHM_PH_FREE, pos, 0);
+	/* relaxed: a hint; the consumer stores it after each read. An
+	 * older value finds that read's READY: "maybe" (see the header). */
+	return shm_cmdq_busy_at(r, pl_load_relaxed(&r->ctl->head));
 }
 
 bool shm_cmdq_pending(const struct shm_region *r)
 {
-	uint64_t pos = r->cons_head;
-	const struct shm_cmd *cmd;
-
-	cmd = shm_region_slot(r, (uint32_t)(pos & (r->hdr->cmdq_slots - 1)));
 	/* relaxed: ordered by the caller's seq_cst fence (shm_wake_arm) */
-	return pl_load_relaxed(&((struct shm_cmd *)cmd)->state) !=
-	       shm_st(SHM_PH_FREE, pos, 0);
+	return shm_cmdq_busy_at(r, r->cons_head);
 }

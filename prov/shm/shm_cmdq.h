@@ -18,8 +18,9 @@
  *
  * Barriers implied: commit is a release (everything the producer wrote
  * into the slot is visible to the consumer that peeks it, acquire);
- * release is a release (the consumer's reads of the slot happen before
- * the next producer's writes, which follow its acquire claim).
+ * release is a release of the consumer's head (its reads of the slot
+ * happen before the next producer's writes, which follow its acquire
+ * load of that head).
  */
 #ifndef PROPEL_SHM_CMDQ_H
 #define PROPEL_SHM_CMDQ_H
@@ -27,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pl_compiler.h"
 #include "shm_region.h"
 
 /*
@@ -42,8 +44,8 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p);
  * Call shm_wake_peer() after it. */
 void shm_cmdq_commit(struct shm_region *r, struct shm_cmd *cmd);
 
-/* A slot's state word: phase, the position it serves, the claimer's pid
- * (shm_cmdq.c has the cycle and the argument). */
+/* A queue word: phase, position, pid (shm_layout.h; shm_cmdq.c has the
+ * cycle and the argument). */
 #define SHM_PH_FREE	0ull
 #define SHM_PH_CLAIMED	1ull
 #define SHM_PH_READY	2ull
@@ -66,33 +68,35 @@ static inline uint64_t shm_st_pos(uint64_t st)
 	return (st >> SHM_CMDQ_PID_BITS) & SHM_POS_MASK;
 }
 
-/* The head slot is neither committed nor free: a claimer is writing, or
- * died before committing (shm_cmdq_peek). */
-struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r, struct shm_cmd *cmd,
-				   uint64_t st);
+#define SHM_CMDQ_STALL_CHECK	1024
+
+/* Nothing committed at the head for SHM_CMDQ_STALL_CHECK peeks: is a
+ * dead claimer holding it? (shm_cmdq_peek) */
+struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r);
 
 /*
- * Consumer: the command at the head, committed, or NULL. Also skips
- * (counts in ctl->dropped) a head slot whose claimer died before
- * committing, checking liveness only every SHM_CMDQ_STALL_CHECK polls.
- * Inline: every progress pass asks, and most find the head free.
+ * Consumer: the command at the head, committed, or NULL. Every
+ * SHM_CMDQ_STALL_CHECK peeks that find nothing, also skips (counts in
+ * ctl->dropped) a head position whose claimer died before committing.
+ * Inline: every progress pass asks, and most find nothing. A peek
+ * changes nothing a second peek would see: asking twice is harmless.
  */
 static inline struct shm_cmd *shm_cmdq_peek(struct shm_region *r)
 {
-	uint64_t pos = r->cons_head, st;
+	uint64_t pos = r->cons_head;
 	struct shm_cmd *cmd;
 
 	cmd = shm_region_slot(r, (uint32_t)(pos & (r->hdr->cmdq_slots - 1)));
 	/* R2, acquire: pairs with R1 in shm_cmdq_commit */
-	st = pl_load_acquire(&cmd->state);
-	if (st == shm_st(SHM_PH_READY, pos, 0))
+	if (pl_load_acquire(&cmd->state) == shm_st(SHM_PH_READY, pos, 0))
 		return cmd;
-	if (st == shm_st(SHM_PH_FREE, pos, 0))
-		return NULL;	/* nothing claimed at the head */
-	return shm_cmdq_peek_slow(r, cmd, st);
+	if (PL_LIKELY(++r->cons_stall < SHM_CMDQ_STALL_CHECK))
+		return NULL;
+	return shm_cmdq_peek_slow(r);
 }
 
-/* Consumer: done with the command peek returned; frees its slot. */
+/* Consumer: done with the command peek returned; its slot may be
+ * claimed again. */
 void shm_cmdq_release(struct shm_region *r, struct shm_cmd *cmd);
 
 /* Consumer: is anything claimed or committed at the head? Relaxed: the
@@ -100,8 +104,8 @@ void shm_cmdq_release(struct shm_region *r, struct shm_cmd *cmd);
 bool shm_cmdq_pending(const struct shm_region *r);
 /* The same question asked by a thread that is not the consumer, without
  * its serialization: reads the shared head (ctl->head) instead of the
- * consumer's private cursor. A stale head shows a slot of an older round
- * (its state is not FREE(head)): "maybe". A "no" can only lag (relaxed
+ * consumer's private cursor. A stale head shows a command already read
+ * (READY of its position): "maybe". A "no" can only lag (relaxed
  * loads): a later call sees the command. */
 bool shm_cmdq_maybe_pending(const struct shm_region *r);
 
@@ -120,6 +124,5 @@ static inline void *shm_cmd_inline_data(struct shm_cmd *cmd)
 					      shm_cmd_payload(cmd);
 }
 
-#define SHM_CMDQ_STALL_CHECK	1024
 
 #endif /* PROPEL_SHM_CMDQ_H */

@@ -300,6 +300,9 @@ ssize_t shm_ep_recv(struct shm_ep *ep, enum pl_match_kind kind,
 		    const struct pl_match_recv *r);
 /* An incoming message (under the lock, from the progress source). */
 void shm_ep_rx_arrive(struct shm_ep *ep, struct shm_xfer_rx *rx);
+/* shm_xfer_ops.rx_inline: 1 when a posted receive took the message and
+ * its completion is written, 0 when none takes it. */
+int shm_ep_rx_inline(struct shm_ep *ep, const struct shm_xfer_inline *in);
 /* A delivery in progress finished (under the lock). */
 void shm_ep_rx_finish(struct shm_ep *ep, struct shm_ep_rxp *p, int status,
 		      uint64_t len);

@@ -52,14 +52,14 @@ static bool shm_ep_progress_skip(struct shm_ep *ep)
 	       !shm_xfer_ep_queue_hint(ep->xep);
 }
 
-int shm_ep_progress_poll(struct pl_progress_source *src, unsigned budget)
+/* The poll of a locking or armed endpoint (shm_ep_progress_poll). */
+static PL_NOINLINE int shm_ep_progress_poll_slow(struct shm_ep *ep,
+						 unsigned budget)
 {
-	struct shm_ep *ep = pl_container_of(src, struct shm_ep, src);
 	bool armed;
 	int n;
 
-	/* xep is set at enable, before the source is added */
-	if (!ep->xep || shm_ep_progress_skip(ep))
+	if (shm_ep_progress_skip(ep))
 		return 0;
 	if (!shm_ep_trylock(ep))
 		return 0;
@@ -82,6 +82,20 @@ int shm_ep_progress_poll(struct pl_progress_source *src, unsigned budget)
 	return n;
 }
 
+int shm_ep_progress_poll(struct pl_progress_source *src, unsigned budget)
+{
+	struct shm_ep *ep = pl_container_of(src, struct shm_ep, src);
+
+	/* xep is set at enable, before the source is added */
+	if (!ep->xep)
+		return 0;
+	/* no lock to take, no sleeping thread to tell: the protocol
+	 * layer's poll, as a tail call (the spinning poller's path) */
+	if (PL_LIKELY(!ep->locking && !shm_xfer_ep_armed(ep->xep)))
+		return shm_xfer_ep_poll(ep->xep, budget);
+	return shm_ep_progress_poll_slow(ep, budget);
+}
+
 int shm_ep_progress_arm(struct pl_progress_source *src)
 {
 	struct shm_ep *ep = pl_container_of(src, struct shm_ep, src);
@@ -97,6 +111,12 @@ int shm_ep_progress_arm(struct pl_progress_source *src)
 static void shm_ep_xfer_rx_msg(struct shm_xfer_ep *xep, struct shm_xfer_rx *rx)
 {
 	shm_ep_rx_arrive(shm_xfer_ep_user(xep), rx);
+}
+
+static int shm_ep_xfer_rx_inline(struct shm_xfer_ep *xep,
+				 const struct shm_xfer_inline *in)
+{
+	return shm_ep_rx_inline(shm_xfer_ep_user(xep), in);
 }
 
 static void shm_ep_xfer_rx_done(struct shm_xfer_ep *xep,
@@ -122,6 +142,7 @@ static void shm_ep_xfer_tx_done(struct shm_xfer_ep *xep, void *context,
 
 const struct shm_xfer_ops shm_ep_xfer_ops = {
 	.rx_msg = shm_ep_xfer_rx_msg,
+	.rx_inline = shm_ep_xfer_rx_inline,
 	.rx_done = shm_ep_xfer_rx_done,
 	.tx_done = shm_ep_xfer_tx_done,
 	.rma_msg = shm_ep_rma_msg,	/* shm_ep_rma_rx.c */

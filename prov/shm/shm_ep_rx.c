@@ -137,6 +137,72 @@ static void shm_ep_rx_settle(struct shm_ep *ep, struct shm_ep_rxp *p,
 }
 
 /*
+ * The completion record of placement res of message a (its header, from
+ * a record or straight from a command; a->data is not read), and the
+ * part of the receive it lands in: slice, returns its count.
+ */
+static size_t shm_ep_rxp_init(struct shm_ep *ep, enum pl_match_kind kind,
+			      const struct pl_match_result *res,
+			      const struct shm_xfer_inline *a, fi_addr_t src,
+			      struct shm_ep_rxp *p, struct iovec *slice)
+{
+	const struct pl_match_rx *mrx = res->rx;
+	size_t n;
+
+	n = shm_ep_iov_slice(mrx->iov, mrx->iov_count, res->offset, res->len,
+			     slice);
+	/* field by field: a compound literal would zero src_name too (a
+	 * rep stos of 200 bytes per message); src_name is read only when
+	 * src_err is set */
+	p->context = mrx->context;
+	p->flags = FI_RECV | shm_ep_kind_flag(kind) |
+		   ((a->flags & SHM_XF_CQ_DATA) ? FI_REMOTE_CQ_DATA : 0) |
+		   (res->multi_last ? FI_MULTI_RECV : 0);
+	p->op_flags = mrx->flags;
+	p->buf = n ? slice[0].iov_base :
+		 (mrx->iov_count ? (char *)mrx->iov[0].iov_base + res->offset :
+				   NULL);
+	p->cap = res->len;
+	p->size = a->size;
+	p->tag = a->tag;
+	p->data = (a->flags & SHM_XF_CQ_DATA) ? a->cq_data : 0;
+	p->src = (ep->base.caps & FI_SOURCE) ? src : FI_ADDR_NOTAVAIL;
+	p->src_err = false;
+	p->probe = false;
+	p->mrecv = NULL;
+	p->src_name[0] = '\0';
+	if ((ep->base.caps & FI_SOURCE_ERR) && src == FI_ADDR_NOTAVAIL &&
+	    a->src_name) {
+		p->src_err = true;
+		strncpy(p->src_name, a->src_name, sizeof(p->src_name) - 1);
+		p->src_name[sizeof(p->src_name) - 1] = '\0';
+	}
+	return n;
+}
+
+/* A multi-recv buffer: a placement that may finish later (later) is
+ * tracked, so that the release waits for it; the release itself moves
+ * FI_MULTI_RECV to whichever completion comes last. */
+static void shm_ep_place_mrecv(struct shm_ep *ep, struct pl_match_rx *mrx,
+			       const struct pl_match_result *res,
+			       struct shm_ep_rxp *p, bool later)
+{
+	struct shm_ep_mrecv *m = shm_ep_mrecv_find(ep, mrx);
+
+	if (!m && later)
+		m = shm_ep_mrecv_new(ep, mrx);
+	if (!m)
+		return;
+	p->mrecv = m;
+	if (later)
+		m->pending++;
+	if (res->multi_last) {
+		p->flags &= ~FI_MULTI_RECV;
+		shm_ep_mrecv_release(m);
+	}
+}
+
+/*
  * Place the message rx into the receive res names, complete it (now, or
  * when its data has moved) and release the match result.
  */
@@ -147,40 +213,16 @@ static void shm_ep_place(struct shm_ep *ep, enum pl_match_kind kind,
 	struct pl_match_rx *mrx = res->rx;
 	struct iovec slice[PL_MATCH_IOV_MAX];
 	struct shm_ep_rxp p, *heap = NULL;
-	struct shm_ep_mrecv *m = NULL;
 	bool later = rx->proto != SHM_PROTO_INLINE;
+	struct shm_xfer_inline a = {
+		.size = rx->size, .tag = rx->tag, .cq_data = rx->cq_data,
+		.flags = rx->flags, .src_name = rx->src_name,
+	};
 	uint64_t len = 0;
 	size_t n;
 	int ret;
 
-	n = shm_ep_iov_slice(mrx->iov, mrx->iov_count, res->offset, res->len,
-			     slice);
-	/* field by field: a compound literal would zero src_name too (a
-	 * rep stos of 200 bytes per message); src_name is read only when
-	 * src_err is set */
-	p.context = mrx->context;
-	p.flags = FI_RECV | shm_ep_kind_flag(kind) |
-		  ((rx->flags & SHM_XF_CQ_DATA) ? FI_REMOTE_CQ_DATA : 0) |
-		  (res->multi_last ? FI_MULTI_RECV : 0);
-	p.op_flags = mrx->flags;
-	p.buf = n ? slice[0].iov_base :
-		(mrx->iov_count ? (char *)mrx->iov[0].iov_base + res->offset :
-				  NULL);
-	p.cap = res->len;
-	p.size = rx->size;
-	p.tag = rx->tag;
-	p.data = (rx->flags & SHM_XF_CQ_DATA) ? rx->cq_data : 0;
-	p.src = (ep->base.caps & FI_SOURCE) ? src : FI_ADDR_NOTAVAIL;
-	p.src_err = false;
-	p.probe = false;
-	p.mrecv = NULL;
-	p.src_name[0] = '\0';
-	if ((ep->base.caps & FI_SOURCE_ERR) && src == FI_ADDR_NOTAVAIL &&
-	    rx->src_name) {
-		p.src_err = true;
-		strncpy(p.src_name, rx->src_name, sizeof(p.src_name) - 1);
-		p.src_name[sizeof(p.src_name) - 1] = '\0';
-	}
+	n = shm_ep_rxp_init(ep, kind, res, &a, src, &p, slice);
 	/* the layer's own field: only bounce-buffer and single-copy
 	 * receptions can finish later, so only they need their record on
 	 * the heap (shm_xfer.h: rx_done gets rx->context back) */
@@ -191,22 +233,8 @@ static void shm_ep_place(struct shm_ep *ep, enum pl_match_kind kind,
 			later = false;
 		}
 	}
-	/* a multi-recv buffer: a placement that may finish later is
-	 * tracked, so the release waits for it */
-	if (mrx->flags & FI_MULTI_RECV) {
-		m = shm_ep_mrecv_find(ep, mrx);
-		if (!m && later)
-			m = shm_ep_mrecv_new(ep, mrx);
-		if (m) {
-			p.mrecv = m;
-			if (later)
-				m->pending++;
-			if (res->multi_last) {
-				p.flags &= ~FI_MULTI_RECV;
-				shm_ep_mrecv_release(m);
-			}
-		}
-	}
+	if (mrx->flags & FI_MULTI_RECV)
+		shm_ep_place_mrecv(ep, mrx, res, &p, later);
 	if (later) {
 		*heap = p;
 		rx->context = heap;
@@ -226,6 +254,50 @@ static void shm_ep_place(struct shm_ep *ep, enum pl_match_kind kind,
 		free(heap);
 	shm_ep_rx_settle(ep, &p, later, ret,
 			 ret && ret != -FI_ETRUNC ? 0 : len);
+}
+
+/* Place an inline message straight from its command (shm_ep_rx_inline):
+ * as shm_ep_place does with the record of one, which it never needs. */
+static void shm_ep_place_inline(struct shm_ep *ep, enum pl_match_kind kind,
+				struct pl_match_result *res,
+				const struct shm_xfer_inline *in, fi_addr_t src)
+{
+	struct iovec slice[PL_MATCH_IOV_MAX];
+	const char *from = in->data;
+	struct shm_ep_rxp p;
+	uint64_t len = 0;
+	size_t n, i;
+
+	n = shm_ep_rxp_init(ep, kind, res, in, src, &p, slice);
+	if (res->rx->flags & FI_MULTI_RECV)
+		shm_ep_place_mrecv(ep, res->rx, res, &p, false);
+	/* slice holds min(size, room) bytes: what fits */
+	for (i = 0; i < n; i++) {
+		memcpy(slice[i].iov_base, from + len, slice[i].iov_len);
+		len += slice[i].iov_len;
+	}
+	pl_match_done(&ep->match, res);
+	shm_ep_rx_settle(ep, &p, false, in->size > len ? -FI_ETRUNC : 0, len);
+}
+
+int shm_ep_rx_inline(struct shm_ep *ep, const struct shm_xfer_inline *in)
+{
+	enum pl_match_kind kind = (in->flags & SHM_XF_TAGGED) ?
+				  PL_MATCH_TAGGED : PL_MATCH_MSG;
+	struct pl_match_result res;
+	struct pl_match_hdr h;
+
+	if (ep->closing)
+		return 0;	/* rx_arrive discards it */
+	h = (struct pl_match_hdr){
+		.src = shm_ep_src_addr(ep, in->src_name),
+		.tag = in->tag,
+		.size = (size_t)in->size,
+	};
+	if (pl_match_take(&ep->match, kind, &h, &res) != PL_MATCH_MATCHED)
+		return 0;
+	shm_ep_place_inline(ep, kind, &res, in, h.src);
+	return 1;
 }
 
 void shm_ep_rx_finish(struct shm_ep *ep, struct shm_ep_rxp *p, int status,
@@ -265,7 +337,11 @@ void shm_ep_rx_arrive(struct shm_ep *ep, struct shm_xfer_rx *rx)
 		.flags = (rx->flags & SHM_XF_CQ_DATA) ? FI_REMOTE_CQ_DATA : 0,
 		.prov = rx,
 	};
-	ret = pl_match_arrive(&ep->match, kind, &h, &res, NULL);
+	/* refused by shm_ep_rx_inline in this same poll: nothing posted
+	 * takes it, no need to search again */
+	ret = (rx->flags & SHM_XF_UNMATCHED) ?
+	      pl_match_queue_unexp(&ep->match, kind, &h, NULL) :
+	      pl_match_arrive(&ep->match, kind, &h, &res, NULL);
 	if (ret == PL_MATCH_QUEUED)
 		return;		/* unexpected: rx waits in ux->prov */
 	if (ret < 0) {

@@ -14,7 +14,8 @@
  * Every other process mapping it is a PEER (a sender to the owner).
  *
  *   offset 0        struct shm_region_hdr     (geometry, identity, state)
- *   hdr.ctl_off     struct shm_ctl            (asleep flag, consumer stats)
+ *   hdr.ctl_off     struct shm_ctl            (asleep flag, tail, head)
+ *   hdr.claim_off   cmdq_slots x 64-bit claim words (shm_cmdq.c)
  *   hdr.cmdq_off    cmdq_slots x cmdq_slot_size bytes
  *                   (each slot: struct shm_cmd + inline payload)
  *   hdr.peer_off    peer_count x struct shm_peer_ent
@@ -52,9 +53,10 @@
 
 #define SHM_LAYOUT_MAGIC	0x4d48534c45504f52ull	/* "ROPELSHM" */
 /* Bump on ANY change of a struct below or of the meaning of a field. */
-#define SHM_LAYOUT_VERSION	4u	/* 2: RMA and atomic commands;
+#define SHM_LAYOUT_VERSION	5u	/* 2: RMA and atomic commands;
 					 * 3: SHM_CF_IN_HDR;
-					 * 4: split copies (SHM_OP_SPLIT) */
+					 * 4: split copies (SHM_OP_SPLIT);
+					 * 5: claim table (shm_cmdq.c) */
 
 #define SHM_CACHELINE		64
 /* Longest endpoint name (FI_ADDR_STR text, NUL included). */
@@ -100,7 +102,8 @@ struct shm_region_hdr {
 	uint32_t split_count;		/* split copy jobs */
 	uint32_t pad1;
 	uint64_t split_off;
-	uint8_t rsvd[256 - 144];
+	uint64_t claim_off;		/* cmdq_slots claim words */
+	uint8_t rsvd[256 - 152];
 };
 static_assert(sizeof(struct shm_region_hdr) == 256, "shm header size");
 
@@ -121,8 +124,9 @@ struct shm_ctl {
 	 * relaxed CAS; slot state words are the truth (shm_cmdq.c). */
 	pl_atomic_u64 tail;
 	uint8_t pad1[SHM_CACHELINE - 8];
-	/* consumer position, owner-written (relaxed), for diagnostics and
-	 * for peers' statistics only. */
+	/* consumer position: the owner stores it (release) after it has
+	 * read a command, producers load it (acquire) to learn that a slot
+	 * is theirs to write again (shm_cmdq.c A1/A2). */
 	pl_atomic_u64 head;
 	pl_atomic_u64 dropped;	/* slots skipped: claimer died (relaxed) */
 	uint8_t pad2[SHM_CACHELINE - 16];
@@ -130,10 +134,13 @@ struct shm_ctl {
 static_assert(sizeof(struct shm_ctl) == 3 * SHM_CACHELINE, "shm ctl size");
 
 /*
- * Command queue slot state word (64 bits, the cmdq's only atomic per
- * slot): [63:62] phase, [61:22] position (40 bits, wraps; compared with
- * modular arithmetic), [21:0] claimer pid (pid_max <= 2^22 on Linux).
- * Phases: FREE(pos) -> CLAIMED(pos, pid) -> READY(pos) -> FREE(pos + N).
+ * Command queue words (64 bits): [63:62] phase, [61:22] position (40
+ * bits, wraps; compared with modular arithmetic), [21:0] pid (pid_max <=
+ * 2^22 on Linux). Two per slot, on different lines:
+ *  - the claim word (claim table): FREE(slot) at creation, then
+ *    CLAIMED(pos, claimer pid) for each position the slot serves;
+ *  - the state word (shm_cmd.state, the line the consumer polls): the
+ *    producer stores READY(pos) when the command is complete.
  * See shm_cmdq.c for the algorithm and its correctness argument.
  */
 #define SHM_CMDQ_POS_BITS	40

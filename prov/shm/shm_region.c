@@ -62,6 +62,10 @@ size_t shm_region_layout(const struct shm_layout_req *req,
 	off = SHM_ALIGN_UP(sizeof(*hdr), SHM_CACHELINE);
 	hdr->ctl_off = off;
 	off += sizeof(struct shm_ctl);
+	/* claim words: producers' lines, apart from the slots the consumer
+	 * polls (shm_cmdq.c) */
+	hdr->claim_off = off;
+	off += slots * sizeof(uint64_t);
 	/* the queue starts on its own page: producers hammer it */
 	off = SHM_ALIGN_UP(off, SHM_PAGE);
 	hdr->cmdq_off = off;
@@ -141,18 +145,48 @@ bool shm_proc_alive(pid_t pid, uint64_t start)
 	return !zombie && (!start || now == start);
 }
 
+/* The queue geometry of a header we did not write: what every producer
+ * relies on (slots a power of two, whole lines, inside the file). */
+static bool shm_region_queue_sane(const struct shm_region_hdr *h)
+{
+	uint64_t n = h->cmdq_slots;
+
+	return n && !(n & (n - 1)) && h->cmdq_slot_size >= SHM_CACHELINE &&
+	       !(h->cmdq_slot_size % SHM_CACHELINE) &&
+	       h->claim_off + n * sizeof(uint64_t) <= h->total_size &&
+	       h->cmdq_off + n * h->cmdq_slot_size <= h->total_size;
+}
+
+/* The inverse of odd d modulo 2^64 (Newton's iteration: each step
+ * doubles the correct low bits; d * d == 1 mod 8 gives three). */
+static uint64_t shm_inverse_odd(uint64_t d)
+{
+	uint64_t x = d;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		x *= 2 - d * x;
+	return x;
+}
+
 static void shm_region_set_ptrs(struct shm_region *r)
 {
 	uint8_t *b = r->base;
+	uint64_t size;
 
 	r->hdr = r->base;
 	r->ctl = (struct shm_ctl *)(b + r->hdr->ctl_off);
+	r->claims = (pl_atomic_u64 *)(b + r->hdr->claim_off);
 	r->cmdq = b + r->hdr->cmdq_off;
 	r->peers = (struct shm_peer_ent *)(b + r->hdr->peer_off);
 	r->sar = (struct shm_sar_chan *)(b + r->hdr->sar_off);
 	r->sarbuf = b + r->hdr->sarbuf_off;
 	r->mr = (struct shm_mr_ent *)(b + r->hdr->mr_off);
 	r->split = (struct shm_split_job *)(b + r->hdr->split_off);
+	/* slot sizes are multiples of 64 (shm_region_layout): never 0 */
+	size = r->hdr->cmdq_slot_size;
+	r->slot_shift = (unsigned)__builtin_ctzll(size);
+	r->slot_inv = shm_inverse_odd(size >> r->slot_shift);
 }
 
 /* Read the header of an open region fd: is its owner gone? */
@@ -239,13 +273,14 @@ int shm_region_create(const char *name, const struct shm_layout_req *req,
 	hdr.owner_start = start;
 	hdr.owner_uid = getuid();
 	hdr.flags = flags;
-	/* the file is zero-filled: every slot is FREE(pos = slot index)
-	 * only once we say so, every peer entry FREE, every channel idle */
+	/* the file is zero-filled: every slot is claimable for position
+	 * = slot index (FREE) only once we say so; no state word reads
+	 * READY; every peer entry FREE, every channel idle */
 	memcpy(r->base, &hdr, sizeof(hdr));
 	shm_region_set_ptrs(r);
 	for (uint32_t i = 0; i < hdr.cmdq_slots; i++)
 		/* relaxed: published by the READY store below */
-		pl_store_relaxed(&shm_region_slot(r, i)->state,
+		pl_store_relaxed(&r->claims[i],
 				 (uint64_t)i << SHM_CMDQ_PID_BITS);
 	/* release: pairs with the acquire load in shm_region_map, so a peer
 	 * that sees READY sees the header and the initialized slots. */
@@ -292,6 +327,10 @@ int shm_region_map(const char *name, struct shm_region **region_p)
 	    hdr.total_size != (uint64_t)st.st_size) {
 		/* all-zero header: the owner has not written it yet */
 		ret = hdr.magic ? -FI_ENOPROTOOPT : -FI_EAGAIN;
+		goto err_close;
+	}
+	if (!shm_region_queue_sane(&hdr)) {
+		ret = -FI_ENOPROTOOPT;
 		goto err_close;
 	}
 	base = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

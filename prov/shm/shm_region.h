@@ -30,7 +30,13 @@ struct shm_region {
 	size_t			size;
 	struct shm_region_hdr	*hdr;
 	struct shm_ctl		*ctl;
+	pl_atomic_u64		*claims;	/* claim word of slot 0 */
 	uint8_t			*cmdq;		/* slot 0 */
+	/* slot index from a slot's byte offset without a division (an
+	 * exact one: offset >> slot_shift, times the inverse of the slot
+	 * size's odd factor modulo 2^64), shm_region_slot_index */
+	unsigned		slot_shift;
+	uint64_t		slot_inv;
 	struct shm_peer_ent	*peers;
 	struct shm_sar_chan	*sar;
 	uint8_t			*sarbuf;
@@ -39,11 +45,12 @@ struct shm_region {
 	bool			owner;		/* we created it (and unlink it) */
 	/* consumer state, owner only (shm_cmdq.c) */
 	uint64_t		cons_head;	/* next position to pop */
-	uint32_t		cons_stall;	/* polls that found head CLAIMED */
-	/* producer hint, any thread of this process (relaxed): the last
-	 * claim found the queue full, so the next one looks before it
-	 * takes a slot's line exclusive (shm_cmdq_claim) */
-	pl_atomic_u32		claim_full;
+	uint32_t		cons_stall;	/* polls that found nothing */
+	/* producer state, any thread of this process: the consumer's head
+	 * as last read from ctl->head (release/acquire, shm_cmdq_claim),
+	 * so that a claim reads the owner's line only when the queue looks
+	 * full */
+	pl_atomic_u64		prod_head;
 	char			name[SHM_REGION_NAME_MAX];	/* shm_open name */
 };
 
@@ -112,6 +119,15 @@ static inline struct shm_cmd *shm_region_slot(const struct shm_region *r,
 {
 	return (struct shm_cmd *)(r->cmdq +
 				  (size_t)i * r->hdr->cmdq_slot_size);
+}
+
+/* Index of slot cmd (a pointer shm_region_slot gave). */
+static inline uint32_t shm_region_slot_index(const struct shm_region *r,
+					     const struct shm_cmd *cmd)
+{
+	uint64_t off = (uint64_t)((const uint8_t *)cmd - r->cmdq);
+
+	return (uint32_t)((off >> r->slot_shift) * r->slot_inv);
 }
 
 /* Bounce buffer b (< SHM_SAR_RING) of channel c. */

@@ -72,6 +72,9 @@ struct shm_xfer_peer;
 #define SHM_XF_RMA_READ	(1u << 5)	/* reply with size bytes from tag */
 #define SHM_XF_ATOMIC	(1u << 6)	/* rx->data: the atomic request */
 #define SHM_XF_RMA_ANY	(SHM_XF_RMA_WRITE | SHM_XF_RMA_READ | SHM_XF_ATOMIC)
+/* Set by the layer on an rx that shm_xfer_ops.rx_inline refused: no
+ * posted receive took it, and none was posted since (same poll). */
+#define SHM_XF_UNMATCHED (1u << 7)
 
 /* Largest iovec count of one message. */
 #define SHM_XFER_IOV_MAX 8
@@ -126,6 +129,20 @@ struct shm_xfer_rx {
 						 * request's words among them) */
 };
 
+/*
+ * An inline message offered before the layer makes a record of it
+ * (shm_xfer_ops.rx_inline). data holds size bytes; it points into the
+ * command slot or at a copy of it, valid during the call only.
+ */
+struct shm_xfer_inline {
+	uint64_t		size;
+	uint64_t		tag;
+	uint64_t		cq_data;
+	uint32_t		flags;		/* SHM_XF_TAGGED | SHM_XF_CQ_DATA */
+	const char		*src_name;	/* as shm_xfer_rx.src_name */
+	const void		*data;
+};
+
 struct shm_xfer_ops {
 	/* A new message (ownership passes to the provider). */
 	void (*rx_msg)(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx);
@@ -145,6 +162,14 @@ struct shm_xfer_ops {
 	/* A write whose delivery returned 1 finished (as rx_done). */
 	void (*rma_done)(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx,
 			 int status, uint64_t len);
+	/* Optional. A message whose bytes came in its command, with nothing
+	 * to answer (no delivery ack): place it now, straight from the
+	 * command, if a posted receive takes it (return 1: done, its
+	 * completion written), or return 0 and the message comes again
+	 * through rx_msg, flagged SHM_XF_UNMATCHED. This saves the record
+	 * and a copy on the path of every small message (S3). */
+	int (*rx_inline)(struct shm_xfer_ep *ep,
+			 const struct shm_xfer_inline *in);
 };
 
 /* Statistics, exact, owner-read. */

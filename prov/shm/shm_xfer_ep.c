@@ -11,6 +11,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_compiler.h"
 #include "shm_addr.h"
 #include "shm_cma.h"
 #include "shm_params.h"
@@ -191,7 +192,9 @@ bool shm_xfer_ep_queue_hint(const struct shm_xfer_ep *ep)
 	return shm_cmdq_maybe_pending(ep->region);
 }
 
-int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
+/* The full pass: everything shm_xfer_ep_poll may have to do. */
+static PL_NOINLINE int shm_xfer_ep_poll_pass(struct shm_xfer_ep *ep,
+					     unsigned budget)
 {
 	struct shm_region *r = ep->region;
 	bool blocked = false;
@@ -259,6 +262,24 @@ int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 		shm_xfer_reap_dead(ep);
 	}
 	return done ? (int)done : blocked ? -FI_EAGAIN : 0;
+}
+
+int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
+{
+	/* Most polls find nothing: awake, no local work, the head slot
+	 * has nothing committed, no peer check due. They return here, after a few loads,
+	 * without the full pass's frame: the sooner an idle poll comes
+	 * round to the head slot again, the sooner a command is seen
+	 * (a receiver spinning on an empty CQ, S3). */
+	if (PL_LIKELY(!ep->wake.armed && !ep->wake.timer_set &&
+		      !ep->ack_len && !ep->split_rx && !ep->resend_tx &&
+		      !ep->sar_tx && !ep->sar_rx && !ep->rd &&
+		      ep->polls < SHM_XFER_PEER_CHECK - 1 &&
+		      !shm_cmdq_peek(ep->region))) {
+		ep->polls++;
+		return 0;
+	}
+	return shm_xfer_ep_poll_pass(ep, budget);
 }
 
 /* Does something of ours wait for a peer to move (so that a dead peer

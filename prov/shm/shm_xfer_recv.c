@@ -126,11 +126,30 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
 	return rx;
 }
 
+/* The provider's fast path (shm_xfer_ops.rx_inline): 1 when it placed
+ * the message, 0 when no posted receive took it. */
+static int shm_xfer_offer_inline(struct shm_xfer_ep *ep,
+				 const struct shm_cmd *cmd,
+				 const struct shm_rpeer *rp)
+{
+	struct shm_xfer_inline in;
+
+	in.size = cmd->size;
+	in.tag = cmd->tag;
+	in.cq_data = cmd->cq_data;
+	in.flags = ((cmd->flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
+		   ((cmd->flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0);
+	in.src_name = rp ? rp->name : NULL;
+	in.data = shm_cmd_inline_data((struct shm_cmd *)cmd);
+	return ep->ops->rx_inline(ep, &in);
+}
+
 int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 {
 	struct shm_rpeer *rp;
 	size_t extra = 0;
 	struct shm_xfer_rx *rx;
+	bool unmatched = false;
 
 	if (cmd->flags & SHM_CF_CONT) {
 		shm_xfer_handle_cont(ep, cmd);
@@ -150,6 +169,17 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		/* without a known sender we can place it, not ack it */
 		if ((cmd->flags & SHM_CF_ACK) && !rp)
 			goto drop;
+		/* placed straight from the slot when a receive is posted;
+		 * the slot stays ours until the release */
+		if (cmd->op == SHM_OP_MSG && !(cmd->flags & SHM_CF_ACK) &&
+		    ep->ops->rx_inline) {
+			if (shm_xfer_offer_inline(ep, cmd, rp)) {
+				ep->stats.rx_msgs++;
+				shm_cmdq_release(ep->region, cmd);
+				return 1;
+			}
+			unmatched = true;
+		}
 		break;
 	case SHM_PROTO_SAR:
 	case SHM_PROTO_CMA:
@@ -171,7 +201,8 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	if (!rx)
 		return -FI_EAGAIN;
 	rx->flags = ((cmd->flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
-		    ((cmd->flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0);
+		    ((cmd->flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0) |
+		    (unmatched ? SHM_XF_UNMATCHED : 0);
 	if (cmd->proto == SHM_PROTO_INLINE)
 		memcpy(rx->data, shm_cmd_inline_data(cmd), extra);
 	else if (cmd->proto == SHM_PROTO_SAR)
@@ -185,11 +216,8 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		rx->key = cmd->key;
 	}
 	/* Everything the message needs is in rx now: free the slot before
-	 * matching and placing it. The store that frees it must take the
-	 * line back from the sender's cache; issued here, that overlaps the
-	 * work below instead of stalling the next locked instruction (the
-	 * progress token, the claim of our reply), which waits for every
-	 * store before it. */
+	 * matching and placing it (a store to our own control line; the
+	 * slot's line is not written, shm_cmdq.c). */
 	shm_cmdq_release(ep->region, cmd);
 	if (rx->flags & SHM_XF_RMA_WRITE)
 		shm_xfer_rma_dispatch(ep, rx);

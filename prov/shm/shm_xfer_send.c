@@ -87,6 +87,20 @@ static void shm_xfer_cmd_put(struct shm_cmd *cmd, const struct shm_cmd *hdr)
 	       sizeof(*cmd) - sizeof(cmd->state));
 }
 
+/* The whole message, size bytes, gathered into dst. One buffer, the
+ * common case, is one copy without the cursor walk. */
+static void shm_xfer_gather(const struct shm_xfer_msg *msg, void *dst,
+			    uint64_t size)
+{
+	size_t cur = 0, off = 0;
+
+	if (msg->iov_count == 1)
+		memcpy(dst, msg->iov[0].iov_base, size);
+	else
+		shm_iov_to_buf(msg->iov, msg->iov_count, &cur, &off, dst,
+			       size);
+}
+
 static int shm_xfer_send_inline(struct shm_xfer_ep *ep,
 				struct shm_xfer_peer *peer,
 				const struct shm_xfer_msg *msg, uint64_t size)
@@ -95,7 +109,6 @@ static int shm_xfer_send_inline(struct shm_xfer_ep *ep,
 	bool ack = msg->flags & (SHM_XF_DELIVERY | SHM_XF_RMA_WRITE);
 	struct shm_tx *tx = NULL;
 	struct shm_cmd *cmd, hdr;
-	size_t cur = 0, off = 0;
 	bool in_hdr;
 	int ret;
 
@@ -110,8 +123,7 @@ static int shm_xfer_send_inline(struct shm_xfer_ep *ep,
 	in_hdr = size <= SHM_CMD_HDR_PAYLOAD_MAX && hdr.op == SHM_OP_MSG;
 	if (in_hdr) {
 		hdr.flags |= SHM_CF_IN_HDR;
-		shm_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
-			       shm_cmd_inline_data(&hdr), size);
+		shm_xfer_gather(msg, shm_cmd_inline_data(&hdr), size);
 	}
 	if (ack) {
 		hdr.flags |= SHM_CF_ACK;
@@ -128,8 +140,7 @@ static int shm_xfer_send_inline(struct shm_xfer_ep *ep,
 	}
 	shm_xfer_cmd_put(cmd, &hdr);
 	if (!in_hdr)
-		shm_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
-			       shm_cmd_payload(cmd), size);
+		shm_xfer_gather(msg, shm_cmd_payload(cmd), size);
 	shm_cmdq_commit(peer->region, cmd);
 	shm_xfer_poke(ep, peer->region, &peer->wake);
 	ep->stats.tx_inline++;

@@ -101,6 +101,38 @@ static void test_create_map_close(void **state)
 	assert_int_equal(shm_region_map(a.name, &r2), -FI_ENOENT);
 }
 
+/* A header whose queue geometry no producer could use (a slot count not
+ * a power of two, slots not whole lines, a queue past the end of the
+ * file) is refused at map time, before anything indexes the queue. */
+static void test_map_refuses_bad_queue(void **state)
+{
+	struct map_arg a;
+	struct shm_region *r, *peer;
+	uint32_t slots, size;
+	uint64_t off;
+
+	(void)state;
+	region_name(getpid(), 5, a.name, sizeof(a.name));
+	assert_int_equal(shm_region_create(a.name, &req, 0, &r), 0);
+	assert_int_equal(shm_region_map(a.name, &peer), 0);
+	shm_region_unmap(peer);
+	slots = r->hdr->cmdq_slots;
+	size = r->hdr->cmdq_slot_size;
+	off = r->hdr->cmdq_off;
+	r->hdr->cmdq_slots = slots - 1;
+	assert_int_equal(shm_region_map(a.name, &peer), -FI_ENOPROTOOPT);
+	r->hdr->cmdq_slots = slots;
+	r->hdr->cmdq_slot_size = size + 8;
+	assert_int_equal(shm_region_map(a.name, &peer), -FI_ENOPROTOOPT);
+	r->hdr->cmdq_slot_size = size;
+	r->hdr->cmdq_off = r->hdr->total_size - size;
+	assert_int_equal(shm_region_map(a.name, &peer), -FI_ENOPROTOOPT);
+	r->hdr->cmdq_off = off;
+	assert_int_equal(shm_region_map(a.name, &peer), 0);
+	shm_region_unmap(peer);
+	shm_region_close(r);
+}
+
 static void child_create_and_die(void *p)
 {
 	struct map_arg *a = p;
@@ -202,6 +234,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_layout_geometry),
 		cmocka_unit_test(test_create_map_close),
+		cmocka_unit_test(test_map_refuses_bad_queue),
 		cmocka_unit_test(test_cleanup_dead_owner),
 		cmocka_unit_test(test_cleanup_reused_pid),
 		cmocka_unit_test(test_foreign_file_kept),
