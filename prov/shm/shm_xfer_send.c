@@ -94,11 +94,13 @@ static void shm_xfer_gather(const struct shm_xfer_msg *msg, void *dst,
 {
 	size_t cur = 0, off = 0;
 
-	if (msg->iov_count == 1)
-		memcpy(dst, msg->iov[0].iov_base, size);
-	else
+	if (msg->iov_count == 1) {
+		if (size)	/* a zero-length send may name no buffer */
+			memcpy(dst, msg->iov[0].iov_base, size);
+	} else {
 		shm_iov_to_buf(msg->iov, msg->iov_count, &cur, &off, dst,
 			       size);
+	}
 }
 
 static int shm_xfer_send_inline(struct shm_xfer_ep *ep,
