@@ -154,13 +154,32 @@ static void test_closing_refuses(void **state)
 	shm_region_close(r);
 }
 
+/* A producer that failed (a CHECK, a sanitizer report) will never send
+ * its share: fail now instead of waiting for it until the suite's
+ * timeout. WNOWAIT: the exit stays to be collected by shm_test_wait. */
+static void assert_producers_alive(const pid_t *pids, unsigned n)
+{
+	siginfo_t info;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		memset(&info, 0, sizeof(info));
+		if (waitid(P_PID, (id_t)pids[i], &info,
+			   WEXITED | WNOHANG | WNOWAIT) || !info.si_pid)
+			continue;	/* still running */
+		if (info.si_code != CLD_EXITED || info.si_status != 0)
+			fail_msg("producer %d ended early (code %d, status %d)",
+				 (int)pids[i], info.si_code, info.si_status);
+	}
+}
+
 static void run_mpsc(unsigned producers, unsigned msgs, unsigned slots)
 {
 	struct q_arg a[64];
 	unsigned ids = producers * n_threads;
 	uint64_t *next = calloc(ids, sizeof(*next));
 	char name[SHM_REGION_NAME_MAX];
-	uint64_t total = 0, want;
+	uint64_t total = 0, want, idle = 0;
 	struct shm_region *r;
 	struct shm_cmd *cmd;
 	pid_t pids[64];
@@ -180,6 +199,8 @@ static void run_mpsc(unsigned producers, unsigned msgs, unsigned slots)
 	while (total < want) {
 		cmd = shm_cmdq_peek(r);
 		if (!cmd) {
+			if (!(++idle & 0xffff))
+				assert_producers_alive(pids, producers);
 			sched_yield();
 			continue;
 		}
