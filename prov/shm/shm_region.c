@@ -172,7 +172,6 @@ static uint64_t shm_inverse_odd(uint64_t d)
 static void shm_region_set_ptrs(struct shm_region *r)
 {
 	uint8_t *b = r->base;
-	uint64_t size;
 
 	r->hdr = r->base;
 	r->ctl = (struct shm_ctl *)(b + r->hdr->ctl_off);
@@ -183,8 +182,15 @@ static void shm_region_set_ptrs(struct shm_region *r)
 	r->sarbuf = b + r->hdr->sarbuf_off;
 	r->mr = (struct shm_mr_ent *)(b + r->hdr->mr_off);
 	r->split = (struct shm_split_job *)(b + r->hdr->split_off);
-	/* slot sizes are multiples of 64 (shm_region_layout): never 0 */
-	size = r->hdr->cmdq_slot_size;
+}
+
+/* shm_region_slot_index's constants, from a published header whose slot
+ * size is a non-zero multiple of 64 (shm_region_layout, checked by
+ * shm_region_queue_sane for a peer's). */
+static void shm_region_set_slot_index(struct shm_region *r)
+{
+	uint64_t size = r->hdr->cmdq_slot_size;
+
 	r->slot_shift = (unsigned)__builtin_ctzll(size);
 	r->slot_inv = shm_inverse_odd(size >> r->slot_shift);
 }
@@ -278,6 +284,7 @@ int shm_region_create(const char *name, const struct shm_layout_req *req,
 	 * READY; every peer entry FREE, every channel idle */
 	memcpy(r->base, &hdr, sizeof(hdr));
 	shm_region_set_ptrs(r);
+	shm_region_set_slot_index(r);
 	for (uint32_t i = 0; i < hdr.cmdq_slots; i++)
 		/* relaxed: published by the READY store below */
 		pl_store_relaxed(&r->claims[i],
@@ -329,10 +336,6 @@ int shm_region_map(const char *name, struct shm_region **region_p)
 		ret = hdr.magic ? -FI_ENOPROTOOPT : -FI_EAGAIN;
 		goto err_close;
 	}
-	if (!shm_region_queue_sane(&hdr)) {
-		ret = -FI_ENOPROTOOPT;
-		goto err_close;
-	}
 	base = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED) {
 		ret = -errno;
@@ -347,7 +350,7 @@ int shm_region_map(const char *name, struct shm_region **region_p)
 	r->base = base;
 	r->size = st.st_size;
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	shm_region_set_ptrs(r);
+	r->hdr = base;
 	/* acquire: pairs with the release store of READY in create */
 	state = pl_load_acquire(&r->hdr->state);
 	if (state != SHM_REGION_READY) {
@@ -355,6 +358,14 @@ int shm_region_map(const char *name, struct shm_region **region_p)
 		shm_region_unmap(r);
 		return ret;
 	}
+	/* offsets and geometry as published with READY: a header read
+	 * before it (the pread above) may have been half written */
+	if (!shm_region_queue_sane(r->hdr)) {
+		shm_region_unmap(r);
+		return -FI_ENOPROTOOPT;
+	}
+	shm_region_set_ptrs(r);
+	shm_region_set_slot_index(r);
 	if (!shm_proc_alive(r->hdr->owner_pid, r->hdr->owner_start)) {
 		/* its owner died without closing: remove the name now
 		 * rather than at some later process's first endpoint */
