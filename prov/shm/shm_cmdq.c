@@ -60,6 +60,8 @@
  * Positions are 40 bits in the words and compared modulo 2^40: a
  * producer would have to stall for 2^40 operations to see an ABA.
  */
+#include <assert.h>
+
 #include <rdma/fi_errno.h>
 
 #include "pl_compiler.h"
@@ -127,7 +129,7 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 {
 	uint32_t n = r->hdr->cmdq_slots, mask = n - 1;
 	pl_atomic_u64 *cw;
-	uint64_t pos, st;
+	uint64_t pos, st, exp;
 	int64_t d;
 
 	/* acquire: pairs with the release store of CLOSING in
@@ -148,35 +150,32 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 			/* No prefetch of the command's line: without
 			 * prefetchw it would fetch the line shared, and the
 			 * stores would then need it a second time. */
-			*cmd_p = shm_region_slot(r, (uint32_t)(pos & mask));
 			/* acquire, though A1 in shm_claim_room already
 			 * ordered our writes after the consumer's reads; on
 			 * failure st holds the word (relaxed) */
 			if (pl_cas_acquire(cw, &st, shm_st(SHM_PH_CLAIMED,
 							   pos, pid))) {
+				*cmd_p = shm_region_slot(r,
+						(uint32_t)(pos & mask));
 				shm_cmdq_tsan_acquire(*cmd_p);
 				return 0;
 			}
 		}
+		/* Not the previous round, or a lost CAS (a strong CAS fails
+		 * only on another value): position pos + d is claimed. */
 		d = shm_st_phase(st) == SHM_PH_FREE ? -1 :
 		    shm_pos_diff(shm_st_pos(st), pos);
-		if (d < 0 && !shm_claim_prev(st, pos, n))
-			return -FI_EAGAIN;	/* neither this round nor the
-						 * one before: cannot happen
-						 * (4); refuse, write nothing */
-		if (d >= 0) {
-			/* position pos + d is claimed, so is everything
-			 * below it (4): help the hint past it, retry */
-			uint64_t exp = pos;
-
-			/* weak: a spurious failure only means one more
-			 * round through this loop */
-			(void)pl_cas_weak_relaxed(&r->ctl->tail, &exp,
-						  pos + (uint64_t)d + 1);
-			pos = pl_load_relaxed(&r->ctl->tail);
-		}
-		/* else: the previous round still (lost no CAS: a strong
-		 * CAS fails only on another value): look again */
+		if (d < 0)
+			return -FI_EAGAIN;	/* older than the previous
+						 * round: cannot happen (4);
+						 * refuse, write nothing */
+		/* everything below pos + d is claimed too (4): help the
+		 * hint past it, retry. weak: a spurious failure only means
+		 * one more round through this loop */
+		exp = pos;
+		(void)pl_cas_weak_relaxed(&r->ctl->tail, &exp,
+					  pos + (uint64_t)d + 1);
+		pos = pl_load_relaxed(&r->ctl->tail);
 	}
 }
 
@@ -239,6 +238,8 @@ void shm_cmdq_release(struct shm_region *r, struct shm_cmd *cmd)
 {
 	uint64_t pos = r->cons_head;
 
+	assert(cmd == shm_region_slot(r, (uint32_t)(pos &
+					(r->hdr->cmdq_slots - 1))));
 	(void)cmd;
 	r->cons_stall = 0;
 	r->cons_head = pos + 1;
@@ -256,10 +257,10 @@ static bool shm_cmdq_busy_at(const struct shm_region *r, uint64_t pos)
 	uint32_t i = (uint32_t)(pos & (r->hdr->cmdq_slots - 1));
 	uint64_t st;
 
-	if (pl_load_relaxed(&((struct shm_cmd *)shm_region_slot(r, i))->state) ==
+	if (pl_load_relaxed(&shm_region_slot(r, i)->state) ==
 	    shm_st(SHM_PH_READY, pos, 0))
 		return true;
-	st = pl_load_relaxed(&((struct shm_region *)r)->claims[i]);
+	st = pl_load_relaxed(&r->claims[i]);
 	return shm_st_phase(st) == SHM_PH_CLAIMED &&
 	       shm_st_pos(st) == (pos & SHM_POS_MASK);
 }

@@ -124,5 +124,4 @@ static inline void *shm_cmd_inline_data(struct shm_cmd *cmd)
 					      shm_cmd_payload(cmd);
 }
 
-
 #endif /* PROPEL_SHM_CMDQ_H */

@@ -263,19 +263,15 @@ static void shm_ep_place_inline(struct shm_ep *ep, enum pl_match_kind kind,
 				const struct shm_xfer_inline *in, fi_addr_t src)
 {
 	struct iovec slice[PL_MATCH_IOV_MAX];
-	const char *from = in->data;
 	struct shm_ep_rxp p;
-	uint64_t len = 0;
-	size_t n, i;
+	uint64_t len;
+	size_t n;
 
 	n = shm_ep_rxp_init(ep, kind, res, in, src, &p, slice);
 	if (res->rx->flags & FI_MULTI_RECV)
 		shm_ep_place_mrecv(ep, res->rx, res, &p, false);
 	/* slice holds min(size, room) bytes: what fits */
-	for (i = 0; i < n; i++) {
-		memcpy(slice[i].iov_base, from + len, slice[i].iov_len);
-		len += slice[i].iov_len;
-	}
+	len = shm_buf_to_iov(slice, n, 0, in->data, res->len);
 	pl_match_done(&ep->match, res);
 	shm_ep_rx_settle(ep, &p, false, in->size > len ? -FI_ETRUNC : 0, len);
 }

@@ -179,12 +179,17 @@ bool shm_xfer_ep_armed(const struct shm_xfer_ep *ep)
 	return ep->wake.armed;
 }
 
+/* Has a poll pass something to do besides the queue: local work to move
+ * on, a wake-up to take back, a liveness timer? */
+static inline bool shm_xfer_ep_pass_work(const struct shm_xfer_ep *ep)
+{
+	return ep->ack_len || ep->resend_tx || ep->sar_tx || ep->sar_rx ||
+	       ep->rd || ep->split_rx || ep->wake.armed || ep->wake.timer_set;
+}
+
 bool shm_xfer_ep_idle(const struct shm_xfer_ep *ep)
 {
-	return !ep->tx_inuse && !ep->ack_len && !ep->resend_tx &&
-	       !ep->sar_tx && !ep->sar_rx && !ep->cont_rx && !ep->rd &&
-	       !ep->split_rx &&
-	       !ep->wake.armed && !ep->wake.timer_set;
+	return !ep->tx_inuse && !ep->cont_rx && !shm_xfer_ep_pass_work(ep);
 }
 
 bool shm_xfer_ep_queue_hint(const struct shm_xfer_ep *ep)
@@ -266,14 +271,12 @@ static PL_NOINLINE int shm_xfer_ep_poll_pass(struct shm_xfer_ep *ep,
 
 int shm_xfer_ep_poll(struct shm_xfer_ep *ep, unsigned budget)
 {
-	/* Most polls find nothing: awake, no local work, the head slot
-	 * has nothing committed, no peer check due. They return here, after a few loads,
-	 * without the full pass's frame: the sooner an idle poll comes
-	 * round to the head slot again, the sooner a command is seen
+	/* Most polls find nothing: no pass work, nothing committed at the
+	 * head slot, no peer check due. They return here, after a few
+	 * loads, without the full pass's frame: the sooner an idle poll
+	 * comes round to the head slot again, the sooner a command is seen
 	 * (a receiver spinning on an empty CQ, S3). */
-	if (PL_LIKELY(!ep->wake.armed && !ep->wake.timer_set &&
-		      !ep->ack_len && !ep->split_rx && !ep->resend_tx &&
-		      !ep->sar_tx && !ep->sar_rx && !ep->rd &&
+	if (PL_LIKELY(!shm_xfer_ep_pass_work(ep) &&
 		      ep->polls < SHM_XFER_PEER_CHECK - 1 &&
 		      !shm_cmdq_peek(ep->region))) {
 		ep->polls++;

@@ -274,7 +274,6 @@ size_t shm_iov_slice(const struct iovec *iov, size_t cnt, uint64_t off,
 uint64_t shm_iov_total(const struct iovec *iov, size_t cnt);
 uint64_t shm_iov_to_buf(const struct iovec *iov, size_t cnt, size_t *cur,
 			size_t *off, void *buf, uint64_t len);
-uint64_t shm_buf_to_iov(const struct iovec *iov, size_t cnt, uint64_t at,
-			const void *buf, uint64_t len);
+/* shm_buf_to_iov: shm_xfer.h (the provider copies with it too) */
 
 #endif /* PROPEL_SHM_XFER_INT_H */

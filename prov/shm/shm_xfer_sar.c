@@ -56,8 +56,8 @@ uint64_t shm_iov_to_buf(const struct iovec *iov, size_t cnt, size_t *cur,
 	return done;
 }
 
-uint64_t shm_buf_to_iov(const struct iovec *iov, size_t cnt, uint64_t at,
-			const void *buf, uint64_t len)
+uint64_t shm_buf_to_iov_walk(const struct iovec *iov, size_t cnt,
+			     uint64_t at, const void *buf, uint64_t len)
 {
 	uint64_t done = 0;
 	size_t i;
