@@ -475,7 +475,8 @@ static void test_take_matches_or_changes_nothing(void **state)
 	assert_int_equal(pl_match_posted_count(&f->m, PL_MATCH_TAGGED), 1);
 }
 
-/* queue_unexp queues without searching, in arrival order with arrive's */
+/* After a take that found nothing, queue_unexp queues the message with
+ * its provider handle, in arrival order with the ones arrive queues */
 static void test_queue_unexp_after_take(void **state)
 {
 	struct fx *f = *state;
