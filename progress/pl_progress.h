@@ -185,6 +185,16 @@ int pl_progress_source_remove(struct pl_progress_ctx *ctx,
 			      struct pl_progress_source *src);
 
 /*
+ * Wait until no pass that began before this call is still running: a
+ * provider that unlinks an object from a structure its source's poll()
+ * reads (a socket set, a list) calls this before freeing the object.
+ * Control path only; returns at once when called from inside poll() of
+ * this context (the caller's own pass is the only one), in a forked
+ * child, or where the application serializes (manual FI_THREAD_DOMAIN).
+ */
+void pl_progress_ctx_sync(struct pl_progress_ctx *ctx);
+
+/*
  * Race-free sleep for manual-progress wait objects (fi_trywait): arm
  * every source. 0: safe to block on pl_progress_ctx_wait_fd(); -FI_EAGAIN:
  * work is pending or another thread is polling, poll instead.

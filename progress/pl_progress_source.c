@@ -189,6 +189,19 @@ int pl_progress_source_remove(struct pl_progress_ctx *ctx,
 	return ret;
 }
 
+void pl_progress_ctx_sync(struct pl_progress_ctx *ctx)
+{
+	bool taken;
+
+	if (!ctx || ctx->dead)
+		return;
+	/* Taking the token orders this call after the running pass (its
+	 * T2 pairs with our T1, see "Quiescence" above); nothing else is
+	 * done under it. */
+	taken = pl_progress_source_lock(ctx);
+	pl_progress_source_unlock(ctx, taken);
+}
+
 /* A source's poll failed: count it, log the pass's first failure.
  * Returns the pass's error (the first). Out of line: the pass's loop
  * stays free of the logging call's frame. */

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * fi_rma(3) on a tcp endpoint, emulated over the stream: a write carries
+ * its payload and is acknowledged by the target once placed (or refused:
+ * the target checks key, range and access before any byte lands, and the
+ * refusal comes back as the initiator's error completion); a read sends a
+ * request and completes when the answer's payload is in place. One remote
+ * buffer per operation (rma_iov_limit 1). Under ep->lock (tcp_ep.h).
+ */
+#include <string.h>
+
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "pl_compiler.h"
+#include "tcp_ep.h"
+
+#define TCP_RMA_FLAGS (FI_COMPLETION | FI_INJECT | FI_REMOTE_CQ_DATA | \
+	FI_INJECT_COMPLETE | FI_TRANSMIT_COMPLETE | FI_DELIVERY_COMPLETE | \
+	FI_FENCE | FI_MORE | FI_RMA | FI_READ | FI_WRITE)
+
+static ssize_t tcp_rma_post(struct tcp_ep *ep, bool is_read,
+			    const struct iovec *iov, size_t count,
+			    uint64_t addr, uint64_t key, uint64_t data,
+			    void *context, uint64_t flags, bool silent)
+{
+	struct tcp_xfer *x;
+	size_t total, i;
+	ssize_t ret = 0;
+
+	if (count > TCP_IOV_MAX || (count && !iov))
+		return -FI_EINVAL;
+	if (flags & ~TCP_RMA_FLAGS)
+		return -FI_EBADFLAGS;
+	if (!(ep->base.caps & FI_RMA))
+		return -FI_EOPNOTSUPP;
+	total = tcp_iov_total(iov, count);
+	if (is_read && (flags & (FI_INJECT | FI_REMOTE_CQ_DATA)))
+		return -FI_EINVAL;
+	if ((flags & FI_INJECT) && total > ep->max_inject)
+		return -FI_EINVAL;
+	if (total > ep->limits.max_msg_size)
+		return -FI_EMSGSIZE;
+	pthread_mutex_lock(&ep->lock);
+	if (ep->state == TCP_EP_DOWN || ep->state == TCP_EP_IDLE ||
+	    ep->state == TCP_EP_ACCEPTING) {
+		ret = ep->state == TCP_EP_DOWN ? -FI_ENOTCONN :
+						 -FI_EOPBADSTATE;
+		goto out;
+	}
+	x = tcp_ep_xfer_get(ep, false);
+	if (!x) {
+		ret = -FI_EAGAIN;
+		goto out;
+	}
+	x->hdr.op = is_read ? TCP_OP_READ_REQ : TCP_OP_WRITE;
+	/* a write is always acknowledged: the target's refusal must reach
+	 * the initiator as an error completion */
+	x->hdr.flags = is_read ? 0 : (uint8_t)(TCP_F_ACK_REQ |
+		((flags & FI_REMOTE_CQ_DATA) ? TCP_F_CQ_DATA : 0));
+	x->hdr.id = htole32(x->id);
+	x->hdr.size = htole64(total);
+	x->hdr.tag_addr = htole64(addr);
+	x->hdr.key = htole64(key);
+	x->hdr.data = htole64((flags & FI_REMOTE_CQ_DATA) ? data : 0);
+	x->context = context;
+	x->op_flags = flags;
+	x->silent = silent;
+	x->len = total;
+	x->cq_flags = FI_RMA | (is_read ? FI_READ : FI_WRITE);
+	if (is_read) {
+		for (i = 0; i < count; i++)
+			if (iov[i].iov_len)
+				x->rd_iov[x->rd_cnt++] = iov[i];
+	} else if ((flags & FI_INJECT) && total) {
+		uint8_t *p = x->inject;
+
+		for (i = 0; i < count; i++) {
+			memcpy(p, iov[i].iov_base, iov[i].iov_len);
+			p += iov[i].iov_len;
+		}
+		x->iov[1].iov_base = x->inject;
+		x->iov[1].iov_len = total;
+		x->iov_cnt = 2;
+	} else {
+		for (i = 0; i < count; i++)
+			if (iov[i].iov_len)
+				x->iov[x->iov_cnt++] = iov[i];
+	}
+	tcp_ep_tx_queue(ep, x);
+out:
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
+}
+
+static struct tcp_ep *tcp_rma_ep(struct fid_ep *e)
+{
+	return pl_container_of(e, struct tcp_ep, base.ep_fid);
+}
+
+static ssize_t tcp_rma_read(struct fid_ep *e, void *buf, size_t len,
+			    void *desc, fi_addr_t src, uint64_t addr,
+			    uint64_t key, void *context)
+{
+	struct tcp_ep *ep = tcp_rma_ep(e);
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+
+	(void)desc;
+	(void)src;
+	return tcp_rma_post(ep, true, &iov, 1, addr, key, 0, context,
+			    ep->tx_op_flags & TCP_RMA_FLAGS &
+			    ~(uint64_t)FI_INJECT, false);
+}
+
+static ssize_t tcp_rma_readv(struct fid_ep *e, const struct iovec *iov,
+			     void **desc, size_t count, fi_addr_t src,
+			     uint64_t addr, uint64_t key, void *context)
+{
+	struct tcp_ep *ep = tcp_rma_ep(e);
+
+	(void)desc;
+	(void)src;
+	return tcp_rma_post(ep, true, iov, count, addr, key, 0, context,
+			    ep->tx_op_flags & TCP_RMA_FLAGS &
+			    ~(uint64_t)FI_INJECT, false);
+}
+
+static ssize_t tcp_rma_readmsg(struct fid_ep *e, const struct fi_msg_rma *msg,
+			       uint64_t flags)
+{
+	if (!msg || msg->rma_iov_count != 1 || !msg->rma_iov)
+		return -FI_EINVAL;
+	if (tcp_iov_total(msg->msg_iov, msg->iov_count) !=
+	    msg->rma_iov[0].len)
+		return -FI_EINVAL;
+	return tcp_rma_post(tcp_rma_ep(e), true, msg->msg_iov, msg->iov_count,
+			    msg->rma_iov[0].addr, msg->rma_iov[0].key, 0,
+			    msg->context, flags, false);
+}
+
+static ssize_t tcp_rma_write(struct fid_ep *e, const void *buf, size_t len,
+			     void *desc, fi_addr_t dest, uint64_t addr,
+			     uint64_t key, void *context)
+{
+	struct tcp_ep *ep = tcp_rma_ep(e);
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	(void)desc;
+	(void)dest;
+	return tcp_rma_post(ep, false, &iov, 1, addr, key, 0, context,
+			    ep->tx_op_flags & TCP_RMA_FLAGS, false);
+}
+
+static ssize_t tcp_rma_writev(struct fid_ep *e, const struct iovec *iov,
+			      void **desc, size_t count, fi_addr_t dest,
+			      uint64_t addr, uint64_t key, void *context)
+{
+	struct tcp_ep *ep = tcp_rma_ep(e);
+
+	(void)desc;
+	(void)dest;
+	return tcp_rma_post(ep, false, iov, count, addr, key, 0, context,
+			    ep->tx_op_flags & TCP_RMA_FLAGS, false);
+}
+
+static ssize_t tcp_rma_writemsg(struct fid_ep *e,
+				const struct fi_msg_rma *msg, uint64_t flags)
+{
+	if (!msg || msg->rma_iov_count != 1 || !msg->rma_iov)
+		return -FI_EINVAL;
+	if (tcp_iov_total(msg->msg_iov, msg->iov_count) !=
+	    msg->rma_iov[0].len)
+		return -FI_EINVAL;
+	return tcp_rma_post(tcp_rma_ep(e), false, msg->msg_iov,
+			    msg->iov_count, msg->rma_iov[0].addr,
+			    msg->rma_iov[0].key, msg->data, msg->context,
+			    flags, false);
+}
+
+static ssize_t tcp_rma_inject(struct fid_ep *e, const void *buf, size_t len,
+			      fi_addr_t dest, uint64_t addr, uint64_t key)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	(void)dest;
+	return tcp_rma_post(tcp_rma_ep(e), false, &iov, 1, addr, key, 0, NULL,
+			    FI_INJECT, true);
+}
+
+static ssize_t tcp_rma_writedata(struct fid_ep *e, const void *buf,
+				 size_t len, void *desc, uint64_t data,
+				 fi_addr_t dest, uint64_t addr, uint64_t key,
+				 void *context)
+{
+	struct tcp_ep *ep = tcp_rma_ep(e);
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	(void)desc;
+	(void)dest;
+	return tcp_rma_post(ep, false, &iov, 1, addr, key, data, context,
+			    (ep->tx_op_flags & TCP_RMA_FLAGS) |
+			    FI_REMOTE_CQ_DATA, false);
+}
+
+static ssize_t tcp_rma_injectdata(struct fid_ep *e, const void *buf,
+				  size_t len, uint64_t data, fi_addr_t dest,
+				  uint64_t addr, uint64_t key)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	(void)dest;
+	return tcp_rma_post(tcp_rma_ep(e), false, &iov, 1, addr, key, data,
+			    NULL, FI_INJECT | FI_REMOTE_CQ_DATA, true);
+}
+
+struct fi_ops_rma tcp_ep_rma_ops = {
+	.size = sizeof(struct fi_ops_rma),
+	.read = tcp_rma_read,
+	.readv = tcp_rma_readv,
+	.readmsg = tcp_rma_readmsg,
+	.write = tcp_rma_write,
+	.writev = tcp_rma_writev,
+	.writemsg = tcp_rma_writemsg,
+	.inject = tcp_rma_inject,
+	.writedata = tcp_rma_writedata,
+	.injectdata = tcp_rma_injectdata,
+};

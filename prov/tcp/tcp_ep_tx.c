@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The send side of a tcp endpoint: the xfer table, the send queue and
+ * its flush. All under ep->lock (tcp_ep.h).
+ *
+ * The xfer table holds tx_size entries for the application's operations
+ * and reply_size more for the replies the endpoint owes its peer (ACKs,
+ * READ_RESPs), so that a peer's requests can never take the slots of our
+ * own sends, nor ours stop us from answering. An xfer's id is its index
+ * with a generation in the high half: an ACK or READ_RESP names the xfer
+ * it answers by id, and tcp_ep_xfer_lookup accepts it only for an xfer
+ * that is waiting for exactly that answer (a forged or stale id from the
+ * wire is refused).
+ *
+ * The flush gathers the queued xfers' remaining bytes into one sendmsg,
+ * so small messages posted while the socket was busy leave together.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rdma/fi_errno.h>
+
+#include "pl_cntr.h"
+#include "pl_cq.h"
+#include "tcp_ep.h"
+#include "tcp_sock.h"
+
+#define TCP_TX_GATHER	64	/* iovecs per sendmsg */
+#define TCP_ID_INDEX	0xffffu
+
+int tcp_ep_tx_init(struct tcp_ep *ep)
+{
+	size_t n = ep->tx_size + ep->reply_size, i;
+
+	ep->xfers = calloc(n, sizeof(*ep->xfers));
+	if (!ep->xfers)
+		return -FI_ENOMEM;
+	if (ep->max_inject) {
+		ep->inject_bufs = malloc(ep->tx_size * ep->max_inject);
+		if (!ep->inject_bufs) {
+			free(ep->xfers);
+			ep->xfers = NULL;
+			return -FI_ENOMEM;
+		}
+	}
+	ep->tx_free = ep->reply_free = NULL;
+	for (i = n; i-- > 0;) {
+		struct tcp_xfer *x = &ep->xfers[i];
+
+		x->id = (uint32_t)i;
+		x->reply = i >= ep->tx_size;
+		if (!x->reply && ep->inject_bufs)
+			x->inject = ep->inject_bufs + i * ep->max_inject;
+		if (x->reply) {
+			x->next = ep->reply_free;
+			ep->reply_free = x;
+		} else {
+			x->next = ep->tx_free;
+			ep->tx_free = x;
+		}
+	}
+	return 0;
+}
+
+void tcp_ep_tx_fini(struct tcp_ep *ep)
+{
+	free(ep->xfers);
+	free(ep->inject_bufs);
+	ep->xfers = NULL;
+	ep->inject_bufs = NULL;
+}
+
+struct tcp_xfer *tcp_ep_xfer_get(struct tcp_ep *ep, bool reply)
+{
+	struct tcp_xfer **head = reply ? &ep->reply_free : &ep->tx_free;
+	struct tcp_xfer *x = *head;
+
+	if (!x)
+		return NULL;
+	*head = x->next;
+	x->next = NULL;
+	x->sent = 0;
+	x->op_flags = 0;
+	x->silent = false;
+	x->rd_cnt = 0;
+	x->context = NULL;
+	x->len = 0;
+	memset(&x->hdr, 0, sizeof(x->hdr));
+	x->iov[0].iov_base = &x->hdr;
+	x->iov[0].iov_len = sizeof(x->hdr);
+	x->iov_cnt = 1;
+	return x;
+}
+
+void tcp_ep_xfer_put(struct tcp_ep *ep, struct tcp_xfer *x)
+{
+	struct tcp_xfer **head = x->reply ? &ep->reply_free : &ep->tx_free;
+
+	/* a new generation: an answer to the old id no longer matches */
+	x->id = (x->id & TCP_ID_INDEX) |
+		((((x->id >> 16) + 1) & 0xffffu) << 16);
+	x->state = TCP_XFER_FREE;
+	x->next = *head;
+	*head = x;
+}
+
+struct tcp_xfer *tcp_ep_xfer_lookup(struct tcp_ep *ep, uint32_t id,
+				    enum tcp_xfer_state state)
+{
+	size_t idx = id & TCP_ID_INDEX;
+	struct tcp_xfer *x;
+
+	if (idx >= ep->tx_size)
+		return NULL;
+	x = &ep->xfers[idx];
+	if (x->id != id || x->state != state)
+		return NULL;
+	return x;
+}
+
+void tcp_ep_xfer_done(struct tcp_ep *ep, struct tcp_xfer *x, int status)
+{
+	enum pl_ep_cntr_kind kind;
+	struct fid_cntr *cntr;
+	struct fi_cq_err_entry err;
+
+	if (x->state == TCP_XFER_WAIT_ACK || x->state == TCP_XFER_WAIT_RESP)
+		ep->waiting--;
+	if (x->reply) {
+		/* a READ_REQ stalled for this slot is retried by the data
+		 * handler after its flush (never from inside a flush, which
+		 * may itself run inside the receive path) */
+		tcp_ep_xfer_put(ep, x);
+		return;
+	}
+	kind = !(x->cq_flags & FI_RMA) ? PL_EP_CNTR_SEND :
+	       (x->cq_flags & FI_READ) ? PL_EP_CNTR_READ : PL_EP_CNTR_WRITE;
+	cntr = pl_ep_cntr(&ep->base, kind);
+	if (ep->closing)
+		goto out;
+	if (!status) {
+		if (ep->base.tx_cq && !x->silent &&
+		    pl_ep_op_completes(ep->base.tx_cq_flags, x->op_flags, false))
+			pl_cq_write(ep->base.tx_cq, x->context, x->cq_flags, 0,
+				    NULL, 0, 0, FI_ADDR_NOTAVAIL);
+		if (cntr)
+			pl_cntr_inc(cntr);
+		goto out;
+	}
+	if (ep->base.tx_cq) {
+		memset(&err, 0, sizeof(err));
+		err.op_context = x->silent ? NULL : x->context;
+		err.flags = x->cq_flags;
+		err.len = x->len;
+		err.err = status;
+		err.prov_errno = -status;
+		pl_cq_write_err(ep->base.tx_cq, &err, FI_ADDR_NOTAVAIL);
+	}
+	if (cntr)
+		pl_cntr_inc_err(cntr);
+out:
+	tcp_ep_xfer_put(ep, x);
+}
+
+void tcp_ep_tx_queue(struct tcp_ep *ep, struct tcp_xfer *x)
+{
+	bool was_empty = !ep->txq_head;
+
+	x->state = TCP_XFER_QUEUED;
+	x->total = tcp_iov_total(x->iov, x->iov_cnt);
+	x->next = NULL;
+	if (ep->txq_tail)
+		ep->txq_tail->next = x;
+	else
+		ep->txq_head = x;
+	ep->txq_tail = x;
+	if (ep->state != TCP_EP_CONNECTED)
+		return;		/* flushed once connected */
+	if (was_empty)
+		(void)tcp_ep_tx_flush(ep);
+}
+
+/* x was written out whole: it waits for its answer or completes. */
+static void tcp_ep_tx_sent(struct tcp_ep *ep, struct tcp_xfer *x)
+{
+	if (x->hdr.op == TCP_OP_READ_REQ) {
+		x->state = TCP_XFER_WAIT_RESP;
+		ep->waiting++;
+	} else if (!x->reply && (x->hdr.flags & TCP_F_ACK_REQ)) {
+		x->state = TCP_XFER_WAIT_ACK;
+		ep->waiting++;
+	} else {
+		x->state = TCP_XFER_FREE;	/* not waiting: done */
+		tcp_ep_xfer_done(ep, x, 0);
+	}
+}
+
+int tcp_ep_tx_flush(struct tcp_ep *ep)
+{
+	struct iovec iov[TCP_TX_GATHER];
+	struct msghdr mh;
+	struct tcp_xfer *x;
+	size_t n, i, skip, done;
+	ssize_t ret;
+
+	while (ep->txq_head && ep->state == TCP_EP_CONNECTED) {
+		/* gather: the head's remaining bytes, then whole xfers */
+		n = 0;
+		for (x = ep->txq_head; x && n < TCP_TX_GATHER; x = x->next) {
+			skip = x->sent;
+			for (i = 0; i < x->iov_cnt && n < TCP_TX_GATHER; i++) {
+				if (skip >= x->iov[i].iov_len) {
+					skip -= x->iov[i].iov_len;
+					continue;
+				}
+				iov[n].iov_base = (char *)x->iov[i].iov_base +
+						  skip;
+				iov[n].iov_len = x->iov[i].iov_len - skip;
+				skip = 0;
+				n++;
+			}
+		}
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = iov;
+		mh.msg_iovlen = n;
+		ret = sendmsg(ep->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (ret < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			tcp_ep_fail(ep, tcp_sock_errno_to_fi(errno), true);
+			return -FI_ECONNRESET;
+		}
+		done = (size_t)ret;
+		while (done && (x = ep->txq_head)) {
+			size_t rest = x->total - x->sent;
+
+			if (done < rest) {
+				x->sent += done;
+				break;
+			}
+			done -= rest;
+			x->sent = x->total;
+			ep->txq_head = x->next;
+			if (!ep->txq_head)
+				ep->txq_tail = NULL;
+			x->next = NULL;
+			tcp_ep_tx_sent(ep, x);
+		}
+		/* a zero-byte xfer list cannot occur: every xfer has a
+		 * header, so ret > 0 always advanced the queue */
+	}
+	tcp_ep_update_events(ep);
+	return 0;
+}
+
+bool tcp_ep_reply(struct tcp_ep *ep, uint8_t op, uint32_t id, int status,
+		  const struct iovec *iov, size_t len)
+{
+	struct tcp_xfer *x = tcp_ep_xfer_get(ep, true);
+
+	if (!x)
+		return false;
+	x->hdr.op = op;
+	x->hdr.status = htole16((uint16_t)status);
+	x->hdr.id = htole32(id);
+	x->hdr.size = htole64(status ? 0 : len);
+	if (!status && iov && len) {
+		x->iov[1] = *iov;
+		x->iov_cnt = 2;
+	}
+	tcp_ep_tx_queue(ep, x);
+	return true;
+}
+
+void tcp_ep_tx_fail_all(struct tcp_ep *ep, int err)
+{
+	struct tcp_xfer *x;
+	size_t i, n = ep->tx_size + ep->reply_size;
+
+	while ((x = ep->txq_head)) {
+		ep->txq_head = x->next;
+		x->next = NULL;
+		x->state = TCP_XFER_FREE;
+		tcp_ep_xfer_done(ep, x, err);
+	}
+	ep->txq_tail = NULL;
+	for (i = 0; i < n && ep->waiting; i++) {
+		x = &ep->xfers[i];
+		if (x->state == TCP_XFER_WAIT_ACK ||
+		    x->state == TCP_XFER_WAIT_RESP)
+			tcp_ep_xfer_done(ep, x, err);
+	}
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The tcp provider (DESIGN.md section 7): FI_EP_MSG endpoints over
+ * nonblocking TCP sockets, driven by the progress engine.
+ *
+ * Two kinds of progress:
+ *  - connection management runs on the fabric's CM context, an
+ *    auto-progress context whose one source is an epoll set of the
+ *    sockets in a handshake (listeners, requests being read, connects in
+ *    flight). Its thread sleeps in epoll, so connection set-up never waits
+ *    for a data call and costs no CPU while nothing happens;
+ *  - data runs on the domain's context (manual or auto, as the domain was
+ *    opened), whose one source is an epoll set of the domain's connected
+ *    sockets: a poll pass is one epoll_wait(0) and the work of the sockets
+ *    it names, whatever the number of connections.
+ * Both sets are level triggered, so an fd with unread bytes keeps its set
+ * readable: a sleeper on either set (the progress thread, fi_trywait's
+ * epoll) is woken by any byte or any writable socket it asked about.
+ *
+ * Everything registered in one of these sets starts with struct
+ * tcp_sock_ev, whose handler the pass calls with the ready events.
+ * Removal from a set is followed by pl_progress_ctx_sync on the set's
+ * context before the object is freed, so that a pass which fetched the
+ * event just before the removal has finished with it.
+ */
+#ifndef PROPEL_TCP_PROV_H
+#define PROPEL_TCP_PROV_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/providers/fi_prov.h>
+
+#include "pl_atomic.h"
+#include "pl_domain.h"
+#include "pl_keymap.h"
+#include "pl_log.h"
+#include "pl_progress.h"
+
+extern struct fi_provider tcp_prov;
+
+#define TCP_IOV_MAX		4	/* tx/rx iov_limit and rma_iov_limit */
+#define TCP_PREFIX		"tcp"
+
+#define TCP_LOG_WARN(subsys, ...) PL_LOG(&tcp_prov, FI_LOG_WARN, subsys, __VA_ARGS__)
+#define TCP_LOG_INFO(subsys, ...) PL_LOG(&tcp_prov, FI_LOG_INFO, subsys, __VA_ARGS__)
+#define TCP_LOG_DBG(subsys, ...) PL_LOG(&tcp_prov, FI_LOG_DEBUG, subsys, __VA_ARGS__)
+
+/* What one epoll set entry points at. */
+struct tcp_sock_ev {
+	void (*handle)(struct tcp_sock_ev *ev, uint32_t events);
+};
+
+/* An epoll set driven as one progress source (the CM set, a domain's
+ * data set). */
+struct tcp_sockset {
+	struct pl_progress_source src;	/* fd = epfd */
+	int epfd;
+};
+
+int tcp_sockset_init(struct tcp_sockset *set, const char *name);
+void tcp_sockset_fini(struct tcp_sockset *set);
+/* epoll_ctl ADD / MOD / DEL; 0 or -FI_E* (from errno). */
+int tcp_sockset_add(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
+		    uint32_t events);
+int tcp_sockset_mod(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
+		    uint32_t events);
+void tcp_sockset_del(struct tcp_sockset *set, int fd);
+
+struct tcp_fabric {
+	struct fid_fabric fabric_fid;
+	uint32_t api_version;		/* open only */
+	pl_atomic_int children;		/* domains and passive endpoints */
+	pthread_mutex_t cm_lock;	/* guards the lazy CM context start */
+	struct pl_progress_ctx *cm_ctx;	/* CM context, auto progress */
+	struct tcp_sockset cm_set;	/* its one source */
+	/* set (release) under cm_lock once cm_ctx and cm_set are ready;
+	 * read with acquire by close paths that need to sync with them */
+	pl_atomic_int cm_started;
+};
+
+struct tcp_domain {
+	struct pl_domain base;		/* first: engine's domain */
+	struct pl_keymap keymap;	/* MR keys for RMA target checks */
+	struct tcp_fabric *fab;		/* open only */
+	struct tcp_sockset data_set;	/* connected sockets */
+	bool virt_addr;			/* open only: FI_MR_VIRT_ADDR */
+};
+
+/* The fabric's CM context and set, started on first use. 0 or -FI_E*. */
+int tcp_fabric_cm_start(struct tcp_fabric *fab);
+
+static inline void tcp_fabric_child_get(struct tcp_fabric *fab)
+{
+	/* acq_rel: pairs with fabric close's acquire load, like
+	 * pl_domain_child_get */
+	pl_fetch_add_acq_rel(&fab->children, 1);
+}
+
+static inline void tcp_fabric_child_put(struct tcp_fabric *fab)
+{
+	/* acq_rel: releases the child's teardown to fabric close */
+	pl_fetch_sub_acq_rel(&fab->children, 1);
+}
+
+int tcp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
+		    void *context);
+int tcp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		    struct fid_domain **domain_p, void *context);
+int tcp_pep_open(struct fid_fabric *fabric, struct fi_info *info,
+		 struct fid_pep **pep_p, void *context);
+int tcp_ep_open(struct fid_domain *domain, struct fi_info *info,
+		struct fid_ep **ep_p, void *context);
+int tcp_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
+		 struct fid_ep **rx_ep_p, void *context);
+
+int tcp_info_get(uint32_t version, const char *node, const char *service,
+		 uint64_t flags, const struct fi_info *hints,
+		 struct fi_info **info_p);
+
+/* The tcp domain behind a domain fid, or NULL. */
+struct tcp_domain *tcp_domain_of(struct fid_domain *d);
+
+#endif /* PROPEL_TCP_PROV_H */

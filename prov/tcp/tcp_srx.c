@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Shared receive contexts (tcp_srx.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include <rdma/fi_errno.h>
+
+#include "pl_compiler.h"
+#include "pl_fid_nosys.h"
+#include "tcp_params.h"
+#include "tcp_srx.h"
+
+#define TCP_SRX_RECV_FLAGS (FI_COMPLETION | FI_MULTI_RECV | FI_MORE | \
+	FI_TAGGED | FI_MSG | FI_RECV)
+
+static struct fi_ops tcp_srx_fid_ops;
+
+struct tcp_srx *tcp_srx_of(struct fid *fid)
+{
+	if (!fid || fid->fclass != FI_CLASS_SRX_CTX ||
+	    fid->ops != &tcp_srx_fid_ops)
+		return NULL;
+	return pl_container_of(fid, struct tcp_srx, ep_fid.fid);
+}
+
+struct tcp_rx *tcp_srx_take(struct tcp_srx *srx, bool tagged, uint64_t tag,
+			    struct tcp_ep *ep)
+{
+	struct tcp_rxq *q = tagged ? &srx->trxq : &srx->rxq;
+	struct tcp_rx *rx, *prev = NULL;
+
+	pthread_mutex_lock(&srx->lock);
+	for (rx = q->head; rx; prev = rx, rx = rx->next) {
+		if (tagged && ((rx->tag ^ tag) & ~rx->ignore))
+			continue;
+		if (prev)
+			prev->next = rx->next;
+		else
+			q->head = rx->next;
+		if (q->tail == rx)
+			q->tail = prev;
+		rx->next = NULL;
+		break;
+	}
+	if (!rx && !ep->on_srx_list) {
+		ep->srx_next = srx->stalled;
+		srx->stalled = ep;
+		ep->on_srx_list = true;
+	}
+	pthread_mutex_unlock(&srx->lock);
+	return rx;
+}
+
+void tcp_srx_requeue(struct tcp_srx *srx, struct tcp_rx *rx)
+{
+	struct tcp_rxq *q = rx->tagged ? &srx->trxq : &srx->rxq;
+
+	pthread_mutex_lock(&srx->lock);
+	rx->next = q->head;
+	q->head = rx;
+	if (!q->tail)
+		q->tail = rx;
+	pthread_mutex_unlock(&srx->lock);
+}
+
+void tcp_srx_rx_put(struct tcp_srx *srx, struct tcp_rx *rx)
+{
+	pthread_mutex_lock(&srx->lock);
+	rx->next = srx->free;
+	srx->free = rx;
+	pthread_mutex_unlock(&srx->lock);
+}
+
+void tcp_srx_forget(struct tcp_srx *srx, struct tcp_ep *ep)
+{
+	struct tcp_ep **pp;
+
+	pthread_mutex_lock(&srx->lock);
+	if (ep->on_srx_list) {
+		for (pp = &srx->stalled; *pp; pp = &(*pp)->srx_next)
+			if (*pp == ep) {
+				*pp = ep->srx_next;
+				break;
+			}
+		ep->on_srx_list = false;
+	}
+	pthread_mutex_unlock(&srx->lock);
+}
+
+void tcp_srx_ref(struct tcp_srx *srx)
+{
+	/* acq_rel: pairs with close's acquire load */
+	pl_fetch_add_acq_rel(&srx->refs, 1);
+}
+
+void tcp_srx_unref(struct tcp_srx *srx)
+{
+	pl_fetch_sub_acq_rel(&srx->refs, 1);
+}
+
+/* Under srx->lock: every stalled endpoint gets its socket re-armed; its
+ * next data pass retries the message it holds. The endpoint is still on
+ * the list, so its socket is open (close takes it off under this lock
+ * before the fd goes). */
+static void tcp_srx_wake_stalled(struct tcp_srx *srx)
+{
+	struct tcp_ep *ep;
+
+	while ((ep = srx->stalled)) {
+		srx->stalled = ep->srx_next;
+		ep->on_srx_list = false;
+		/* release: the flag is seen by the handler's acq_rel
+		 * exchange, which then trusts the kernel's interest set */
+		pl_exchange_acq_rel(&ep->srx_woken, 1);
+		(void)tcp_sockset_mod(&ep->dom->data_set, ep->fd,
+				      &ep->data_ev, EPOLLIN | EPOLLOUT);
+	}
+	pl_progress_ctx_kick(srx->dom->base.ctx);
+}
+
+static ssize_t tcp_srx_post(struct tcp_srx *srx, bool tagged,
+			    const struct iovec *iov, size_t count,
+			    uint64_t tag, uint64_t ignore, void *context,
+			    uint64_t flags)
+{
+	struct tcp_rxq *q;
+	struct tcp_rx *rx;
+	size_t i;
+
+	if (count > TCP_IOV_MAX || (count && !iov))
+		return -FI_EINVAL;
+	if (flags & ~TCP_SRX_RECV_FLAGS)
+		return -FI_EBADFLAGS;
+	pthread_mutex_lock(&srx->lock);
+	rx = srx->free;
+	if (!rx) {
+		pthread_mutex_unlock(&srx->lock);
+		return -FI_EAGAIN;
+	}
+	srx->free = rx->next;
+	memset(rx, 0, sizeof(*rx));
+	for (i = 0; i < count; i++)
+		rx->iov[i] = iov[i];
+	rx->iov_cnt = count;
+	rx->total = tcp_iov_total(iov, count);
+	rx->context = context;
+	rx->flags = flags;
+	rx->tag = tag;
+	rx->ignore = ignore;
+	rx->tagged = tagged;
+	rx->srx = srx;
+	q = tagged ? &srx->trxq : &srx->rxq;
+	if (q->tail)
+		q->tail->next = rx;
+	else
+		q->head = rx;
+	q->tail = rx;
+	if (srx->stalled)
+		tcp_srx_wake_stalled(srx);
+	pthread_mutex_unlock(&srx->lock);
+	return 0;
+}
+
+static struct tcp_srx *tcp_srx_ep(struct fid_ep *e)
+{
+	return pl_container_of(e, struct tcp_srx, ep_fid);
+}
+
+static ssize_t tcp_srx_recv(struct fid_ep *e, void *buf, size_t len,
+			    void *desc, fi_addr_t src, void *context)
+{
+	struct tcp_srx *srx = tcp_srx_ep(e);
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+
+	(void)desc;
+	(void)src;
+	return tcp_srx_post(srx, false, &iov, 1, 0, 0, context,
+			    srx->op_flags & TCP_SRX_RECV_FLAGS);
+}
+
+static ssize_t tcp_srx_recvv(struct fid_ep *e, const struct iovec *iov,
+			     void **desc, size_t count, fi_addr_t src,
+			     void *context)
+{
+	struct tcp_srx *srx = tcp_srx_ep(e);
+
+	(void)desc;
+	(void)src;
+	return tcp_srx_post(srx, false, iov, count, 0, 0, context,
+			    srx->op_flags & TCP_SRX_RECV_FLAGS);
+}
+
+static ssize_t tcp_srx_recvmsg(struct fid_ep *e, const struct fi_msg *msg,
+			       uint64_t flags)
+{
+	if (!msg)
+		return -FI_EINVAL;
+	return tcp_srx_post(tcp_srx_ep(e), false, msg->msg_iov,
+			    msg->iov_count, 0, 0, msg->context, flags);
+}
+
+static ssize_t tcp_srx_trecv(struct fid_ep *e, void *buf, size_t len,
+			     void *desc, fi_addr_t src, uint64_t tag,
+			     uint64_t ignore, void *context)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+
+	(void)desc;
+	(void)src;
+	return tcp_srx_post(tcp_srx_ep(e), true, &iov, 1, tag, ignore,
+			    context, 0);
+}
+
+static ssize_t tcp_srx_trecvv(struct fid_ep *e, const struct iovec *iov,
+			      void **desc, size_t count, fi_addr_t src,
+			      uint64_t tag, uint64_t ignore, void *context)
+{
+	(void)desc;
+	(void)src;
+	return tcp_srx_post(tcp_srx_ep(e), true, iov, count, tag, ignore,
+			    context, 0);
+}
+
+static ssize_t tcp_srx_trecvmsg(struct fid_ep *e,
+				const struct fi_msg_tagged *msg,
+				uint64_t flags)
+{
+	if (!msg)
+		return -FI_EINVAL;
+	if (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD | FI_MULTI_RECV))
+		return -FI_EOPNOTSUPP;
+	return tcp_srx_post(tcp_srx_ep(e), true, msg->msg_iov, msg->iov_count,
+			    msg->tag, msg->ignore, msg->context, flags);
+}
+
+static int tcp_srx_close(struct fid *fid)
+{
+	struct tcp_srx *srx = pl_container_of(fid, struct tcp_srx, ep_fid.fid);
+
+	/* acquire: pairs with the unrefs of closed endpoints */
+	if (pl_load_acquire(&srx->refs))
+		return -FI_EBUSY;
+	pl_domain_child_put(&srx->dom->base);
+	pthread_mutex_destroy(&srx->lock);
+	free(srx->pool);
+	free(srx);
+	return 0;
+}
+
+static ssize_t tcp_srx_cancel(fid_t fid, void *context)
+{
+	struct tcp_srx *srx = pl_container_of(fid, struct tcp_srx, ep_fid.fid);
+	struct tcp_rxq *qs[2] = { &srx->rxq, &srx->trxq };
+	struct tcp_rx *rx, *prev;
+	int i;
+
+	pthread_mutex_lock(&srx->lock);
+	for (i = 0; i < 2; i++) {
+		prev = NULL;
+		for (rx = qs[i]->head; rx; prev = rx, rx = rx->next) {
+			if (rx->context != context)
+				continue;
+			if (prev)
+				prev->next = rx->next;
+			else
+				qs[i]->head = rx->next;
+			if (qs[i]->tail == rx)
+				qs[i]->tail = prev;
+			rx->next = srx->free;
+			srx->free = rx;
+			pthread_mutex_unlock(&srx->lock);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&srx->lock);
+	return -FI_ENOENT;
+}
+
+static struct fi_ops tcp_srx_fid_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = tcp_srx_close,
+	.bind = pl_fid_nosys_bind,
+	.control = pl_fid_nosys_control,
+	.ops_open = pl_fid_nosys_ops_open,
+	.tostr = pl_fid_nosys_tostr,
+	.ops_set = pl_fid_nosys_ops_set,
+};
+
+static struct fi_ops_ep tcp_srx_ops = {
+	.size = sizeof(struct fi_ops_ep),
+	.cancel = tcp_srx_cancel,
+	.getopt = pl_fid_nosys_ep_getopt,
+	.setopt = pl_fid_nosys_ep_setopt,
+	.tx_ctx = pl_fid_nosys_ep_tx_ctx,
+	.rx_ctx = pl_fid_nosys_ep_rx_ctx,
+	.rx_size_left = pl_fid_nosys_ep_rx_size_left,
+	.tx_size_left = pl_fid_nosys_ep_tx_size_left,
+};
+
+static struct fi_ops_msg tcp_srx_msg_ops = {
+	.size = sizeof(struct fi_ops_msg),
+	.recv = tcp_srx_recv,
+	.recvv = tcp_srx_recvv,
+	.recvmsg = tcp_srx_recvmsg,
+	.send = pl_fid_nosys_msg_send,
+	.sendv = pl_fid_nosys_msg_sendv,
+	.sendmsg = pl_fid_nosys_msg_sendmsg,
+	.inject = pl_fid_nosys_msg_inject,
+	.senddata = pl_fid_nosys_msg_senddata,
+	.injectdata = pl_fid_nosys_msg_injectdata,
+};
+
+static struct fi_ops_tagged tcp_srx_tagged_ops = {
+	.size = sizeof(struct fi_ops_tagged),
+	.recv = tcp_srx_trecv,
+	.recvv = tcp_srx_trecvv,
+	.recvmsg = tcp_srx_trecvmsg,
+	.send = pl_fid_nosys_tagged_send,
+	.sendv = pl_fid_nosys_tagged_sendv,
+	.sendmsg = pl_fid_nosys_tagged_sendmsg,
+	.inject = pl_fid_nosys_tagged_inject,
+	.senddata = pl_fid_nosys_tagged_senddata,
+	.injectdata = pl_fid_nosys_tagged_injectdata,
+};
+
+int tcp_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
+		 struct fid_ep **rx_ep_p, void *context)
+{
+	struct tcp_domain *dom = tcp_domain_of(domain);
+	struct tcp_srx *srx;
+	size_t i;
+
+	if (!dom || !rx_ep_p)
+		return -FI_EINVAL;
+	srx = calloc(1, sizeof(*srx));
+	if (!srx)
+		return -FI_ENOMEM;
+	srx->size = (attr && attr->size) ? attr->size :
+		    tcp_params_get()->rx_size;
+	srx->pool = calloc(srx->size, sizeof(*srx->pool));
+	if (!srx->pool) {
+		free(srx);
+		return -FI_ENOMEM;
+	}
+	for (i = srx->size; i-- > 0;) {
+		srx->pool[i].next = srx->free;
+		srx->free = &srx->pool[i];
+	}
+	pthread_mutex_init(&srx->lock, NULL);
+	srx->dom = dom;
+	srx->op_flags = attr ? attr->op_flags : 0;
+	srx->ep_fid.fid.fclass = FI_CLASS_SRX_CTX;
+	srx->ep_fid.fid.context = context;
+	srx->ep_fid.fid.ops = &tcp_srx_fid_ops;
+	srx->ep_fid.ops = &tcp_srx_ops;
+	srx->ep_fid.cm = (struct fi_ops_cm *)&pl_fid_nosys_cm_ops;
+	srx->ep_fid.msg = &tcp_srx_msg_ops;
+	srx->ep_fid.tagged = &tcp_srx_tagged_ops;
+	srx->ep_fid.rma = (struct fi_ops_rma *)&pl_fid_nosys_rma_ops;
+	srx->ep_fid.atomic = (struct fi_ops_atomic *)&pl_fid_nosys_atomic_ops;
+	srx->ep_fid.collective =
+		(struct fi_ops_collective *)&pl_fid_nosys_collective_ops;
+	pl_domain_child_get(&dom->base);
+	*rx_ep_p = &srx->ep_fid;
+	return 0;
+}
