@@ -349,8 +349,10 @@ int tcp_info_get(uint32_t version, const char *node, const char *service,
 	if (getifaddrs(&ifs))
 		return -FI_ENODATA;
 	/* pass 0: the interface that routes to the destination; pass 1:
-	 * the others */
-	for (pass = 0; pass < 2; pass++) {
+	 * the other interfaces; pass 2: loopback, last (as the reference
+	 * lists them: a listener that takes the first entry is then
+	 * reachable from other hosts) */
+	for (pass = 0; pass < 3; pass++) {
 		for (ifa = ifs; ifa; ifa = ifa->ifa_next) {
 			bool route;
 
@@ -360,6 +362,9 @@ int tcp_info_get(uint32_t version, const char *node, const char *service,
 				tcp_info_same_ip(ifa->ifa_addr,
 						 (void *)&r.route);
 			if ((pass == 0) != route)
+				continue;
+			if (pass && (pass == 2) !=
+			    !!(ifa->ifa_flags & IFF_LOOPBACK))
 				continue;
 			if (hints && hints->addr_format == FI_SOCKADDR_IN &&
 			    ifa->ifa_addr->sa_family != AF_INET)
