@@ -27,6 +27,11 @@ static void bf_die(const struct bf_side *side, const char *what, long ret)
 	exit(1);
 }
 
+void bf_die_msg(const struct bf_side *side, const char *what, long ret)
+{
+	bf_die(side, what, ret);
+}
+
 void bf_opts_parse(int argc, char **argv, const char *usage_extra,
 		   struct bf_opts *opts)
 {
@@ -35,9 +40,9 @@ void bf_opts_parse(int argc, char **argv, const char *usage_extra,
 	*opts = (struct bf_opts){
 		.prov = "shm", .min_size = 1, .max_size = 4u << 20,
 		.reps = 7, .warmup = 2, .iters = 2000,
-		.progress = FI_PROGRESS_UNSPEC,
+		.progress = FI_PROGRESS_UNSPEC, .ep_type = FI_EP_RDM,
 	};
-	while ((c = getopt(argc, argv, "p:tm:M:r:w:i:aT:s:P:")) != -1) {
+	while ((c = getopt(argc, argv, "p:tm:M:r:w:i:aT:s:P:e:")) != -1) {
 		switch (c) {
 		case 'p': opts->prov = optarg; break;
 		case 't': opts->tagged = true; break;
@@ -50,10 +55,14 @@ void bf_opts_parse(int argc, char **argv, const char *usage_extra,
 		case 'T': opts->threads = (unsigned)atoi(optarg); break;
 		case 's': opts->size = strtoull(optarg, NULL, 0); break;
 		case 'P': opts->peers = (unsigned)atoi(optarg); break;
+		case 'e':
+			opts->ep_type = !strcmp(optarg, "msg") ? FI_EP_MSG :
+					FI_EP_RDM;
+			break;
 		default:
 			fprintf(stderr, "usage: %s [-p prov] [-t] [-m min] [-M max] "
 				"[-r reps] [-w warmup] [-i iters] [-a] [-T threads] "
-				"[-s size] [-P peers]%s\n",
+				"[-s size] [-P peers] [-e msg|rdm]%s\n",
 				argv[0], usage_extra ? usage_extra : "");
 			exit(2);
 		}
@@ -81,7 +90,7 @@ struct fi_info *bf_hints(const struct bf_opts *opts)
 
 	if (!hints)
 		return NULL;
-	hints->ep_attr->type = FI_EP_RDM;
+	hints->ep_attr->type = opts->ep_type ? opts->ep_type : FI_EP_RDM;
 	hints->caps = (opts->tagged ? FI_TAGGED : FI_MSG) | opts->caps;
 	hints->mode = FI_CONTEXT;
 	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
@@ -113,10 +122,15 @@ void bf_side_open(struct bf_side *side)
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT,
 				      .wait_obj = FI_WAIT_NONE };
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
-	struct fi_info *hints = bf_hints(opts);
+	struct fi_info *hints;
 	struct timespec now;
 	long ret;
 
+	if (opts->ep_type == FI_EP_MSG) {
+		bf_msg_open_connect(side);
+		goto buffer;
+	}
+	hints = bf_hints(opts);
 	if (!hints)
 		bf_die(side, "fi_allocinfo", -FI_ENOMEM);
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -145,6 +159,7 @@ void bf_side_open(struct bf_side *side)
 		bf_die(side, "fi_ep_bind", ret);
 	if ((ret = fi_enable(side->ep)))
 		bf_die(side, "fi_enable", ret);
+buffer:
 
 	side->buf_size = 2 * opts->max_size;
 	if (posix_memalign((void **)&side->buf, 4096, side->buf_size))
@@ -196,6 +211,8 @@ static void bf_connect(struct bf_side *side)
 	size_t len = sizeof(name), peer_len;
 	long ret;
 
+	if (side->opts->ep_type == FI_EP_MSG)
+		return;	/* connected when opened */
 	if ((ret = fi_getname(&side->ep->fid, name, &len)))
 		bf_die(side, "fi_getname", ret);
 	bf_sock_write(side, &len, sizeof(len));
@@ -213,6 +230,12 @@ void bf_side_close(struct bf_side *side)
 {
 	if (side->mr)
 		fi_close(&side->mr->fid);
+	if (side->opts->ep_type == FI_EP_MSG) {
+		bf_msg_close(side);
+		fi_freeinfo(side->info);
+		free(side->buf);
+		return;
+	}
 	fi_close(&side->ep->fid);
 	fi_close(&side->av->fid);
 	fi_close(&side->tx_cq->fid);

@@ -39,6 +39,7 @@ struct bf_opts {
 	unsigned threads;	/* -T: thread pairs (0: the program's default) */
 	size_t size;		/* -s: one message size (0: the program's default) */
 	unsigned peers;		/* -P: peers (0: the program's default) */
+	enum fi_ep_type ep_type; /* -e msg|rdm (default rdm) */
 };
 
 struct bf_side {
@@ -51,7 +52,9 @@ struct bf_side {
 	struct fid_ep *ep;
 	struct fid_cq *tx_cq;
 	struct fid_cq *rx_cq;
-	struct fid_av *av;
+	struct fid_av *av;	/* RDM only */
+	struct fid_eq *eq;	/* MSG only: connection events */
+	struct fid_pep *pep;	/* MSG only, rank 0: the listener */
 	struct fid_mr *mr;
 	void *desc;		/* fi_mr_desc when the domain wants FI_MR_LOCAL */
 	fi_addr_t peer;
@@ -98,6 +101,14 @@ void bf_side_close(struct bf_side *side);
 /* All of len bytes over side->sock, or die. */
 void bf_sock_write(struct bf_side *side, const void *p, size_t len);
 void bf_sock_read(struct bf_side *side, void *p, size_t len);
+
+/* FI_EP_MSG (bf_msg.c): open fabric, EQ, domain, CQs and endpoint and
+ * connect them through a passive endpoint of rank 0 on 127.0.0.1, whose
+ * address travels over side->sock. Dies on an error. */
+void bf_msg_open_connect(struct bf_side *side);
+void bf_msg_close(struct bf_side *side);
+/* Print the error and exit (for bf_msg.c). */
+void bf_die_msg(const struct bf_side *side, const char *what, long ret);
 
 /* Iterations per sample for a message of len bytes: iters at 1 byte,
  * fewer for large messages so each sample moves a bounded volume. */

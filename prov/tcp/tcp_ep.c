@@ -24,6 +24,8 @@
 struct tcp_connreq;
 int tcp_pep_adopt(struct fi_info *info, int *fd_p,
 		  struct sockaddr_storage *peer_p);
+int tcp_pep_give_socket(fid_t pep_fid, int *fd_p,
+			struct sockaddr_storage *addr_p, bool *has_addr_p);
 
 static struct fi_ops tcp_ep_fid_ops;
 
@@ -127,6 +129,7 @@ static int tcp_ep_close(struct fid *fid)
 	if (ep->state != TCP_EP_DOWN)
 		tcp_ep_fail(ep, FI_ECANCELED, false);
 	pthread_mutex_unlock(&ep->lock);
+	tcp_sockset_unmark_hot(&ep->dom->data_set, &ep->data_ev);
 	/* no pass of either context still holds this endpoint */
 	pl_progress_ctx_sync(ep->dom->base.ctx);
 	if (pl_load_acquire(&ep->fab->cm_started))
@@ -397,9 +400,12 @@ static int tcp_ep_shutdown(struct fid_ep *ep_fid, uint64_t flags)
 	pthread_mutex_lock(&ep->lock);
 	if (ep->fd >= 0)
 		(void)shutdown(ep->fd, SHUT_RDWR);
-	/* fi_cm(3): the peer gets FI_SHUTDOWN; our pending operations end
-	 * as cancelled, with no event of our own */
-	tcp_ep_fail(ep, FI_ECANCELED, false);
+	/* the peer gets FI_SHUTDOWN when it reads the end of the stream;
+	 * this side gets its own at once (as the reference does: both
+	 * sides of fi_shutdown wait for one), and its pending operations
+	 * end as cancelled */
+	tcp_ep_fail(ep, FI_ECANCELED, ep->state != TCP_EP_DOWN &&
+		    ep->state != TCP_EP_IDLE);
 	pthread_mutex_unlock(&ep->lock);
 	return 0;
 }
@@ -502,7 +508,16 @@ int tcp_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ret = tcp_ep_rx_init(ep);
 	if (ret)
 		goto err_tx;
-	if (info->handle) {
+	if (info->handle && info->handle->fclass == FI_CLASS_PEP) {
+		/* fi_endpoint(3): the endpoint takes over the passive
+		 * endpoint's (bound, not listening) socket and address */
+		ret = tcp_pep_give_socket(info->handle, &ep->fd,
+					  &ep->src_addr, &ep->has_src);
+		if (ret)
+			goto err_rx;
+		if (ep->has_src)
+			ep->family = ep->src_addr.ss_family;
+	} else if (info->handle) {
 		/* the passive side: adopt the request's socket */
 		ret = tcp_pep_adopt(info, &ep->fd, &ep->peer_addr);
 		if (ret)

@@ -60,6 +60,7 @@ struct tcp_xfer {
 	uint32_t id;			/* index | generation << 16 */
 	uint8_t state;			/* enum tcp_xfer_state */
 	bool reply;			/* owed to the peer: no completion */
+	bool heap;			/* a reply beyond the table: freed */
 	bool silent;			/* fi_inject*: no completion entry */
 	struct iovec rd_iov[TCP_IOV_MAX]; /* fi_read: where the data goes */
 	size_t rd_cnt;
@@ -97,6 +98,14 @@ enum tcp_rx_target {
 	TCP_RX_T_WRITE,		/* an RMA write into our memory */
 	TCP_RX_T_READ_RESP,	/* the answer to our read (xfer) */
 	TCP_RX_T_DISCARD,	/* a refused write: drained, then ACKed */
+	TCP_RX_T_UNEXP,		/* a tagged message no receive matched */
+};
+
+/* A tagged message read before its receive was posted. */
+struct tcp_unexp {
+	struct tcp_unexp *next;
+	struct tcp_hdr hdr;		/* host order */
+	uint8_t data[];
 };
 
 struct tcp_rx_state {
@@ -112,6 +121,7 @@ struct tcp_rx_state {
 	size_t offset;			/* FI_MULTI_RECV: offset in rx */
 	struct tcp_rx *rx;
 	struct tcp_xfer *xfer;
+	struct tcp_unexp *unexp;
 	int status;			/* positive FI_E* for the op */
 	void *buf;			/* where the message starts */
 };
@@ -159,6 +169,8 @@ struct tcp_ep {
 	struct tcp_rx *rx_free;
 	size_t rx_size;
 	struct tcp_rx_state rs;
+	struct tcp_unexp *unexp_head, *unexp_tail; /* arrival order */
+	size_t unexp_bytes, unexp_max;
 	uint8_t *stage;			/* staging buffer */
 	size_t stage_cap, stage_head, stage_tail;
 	bool stalled_on_reply;		/* a READ_REQ waits for a reply slot */
@@ -222,6 +234,9 @@ void tcp_ep_rx_fini(struct tcp_ep *ep);
 int tcp_ep_rx_progress(struct tcp_ep *ep, unsigned budget);
 /* A receive was posted or a reply slot freed: resume a stalled header. */
 void tcp_ep_rx_resume(struct tcp_ep *ep);
+/* A tagged receive is being posted: the first unexpected message it
+ * matches lands in it and completes it (true), or nothing matched. */
+bool tcp_ep_rx_match_unexp(struct tcp_ep *ep, struct tcp_rx *rx);
 /* Complete every posted receive with err (connection gone). */
 void tcp_ep_rx_fail_all(struct tcp_ep *ep, int err);
 struct tcp_rx *tcp_ep_rx_get(struct tcp_ep *ep);

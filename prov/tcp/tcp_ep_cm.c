@@ -207,17 +207,25 @@ int tcp_ep_cm_connect(struct fid_ep *ep_fid, const void *addr,
 		if (ret)
 			goto out;
 	}
-	fd = tcp_sock_open(sa->sa_family);
-	if (fd < 0) {
-		ret = fd;
-		goto out;
+	if (ep->fd >= 0) {
+		/* bound already: taken over from a passive endpoint */
+		fd = ep->fd;
+		ep->fd = -1;
+	} else {
+		fd = tcp_sock_open(sa->sa_family);
+		if (fd < 0) {
+			ret = fd;
+			goto out;
+		}
+		ret = tcp_sock_bind_active(fd, sa->sa_family,
+					   ep->has_src &&
+					   ep->src_addr.ss_family ==
+					   sa->sa_family ?
+					   (struct sockaddr *)&ep->src_addr :
+					   NULL);
+		if (ret)
+			goto err_close;
 	}
-	ret = tcp_sock_bind_active(fd, sa->sa_family,
-				   ep->has_src && ep->src_addr.ss_family ==
-				   sa->sa_family ?
-				   (struct sockaddr *)&ep->src_addr : NULL);
-	if (ret)
-		goto err_close;
 	memcpy(&ep->peer_addr, sa, tcp_sock_addrlen(sa));
 	tcp_ep_cm_build(ep, TCP_CM_REQ, param, paramlen);
 	if (connect(fd, sa, (socklen_t)tcp_sock_addrlen(sa)) &&

@@ -128,6 +128,10 @@ ssize_t tcp_ep_post_recv(struct tcp_ep *ep, bool tagged,
 	rx->tag = tag;
 	rx->ignore = ignore;
 	rx->tagged = tagged;
+	if (tagged && ep->unexp_head && tcp_ep_rx_match_unexp(ep, rx)) {
+		tcp_ep_rx_put(ep, rx);
+		goto out;
+	}
 	q = tagged ? &ep->trxq : &ep->rxq;
 	if (q->tail)
 		q->tail->next = rx;

@@ -29,6 +29,7 @@
 #include "pl_cntr.h"
 #include "pl_cq.h"
 #include "tcp_ep.h"
+#include "tcp_params.h"
 #include "tcp_sock.h"
 #include "tcp_srx.h"
 
@@ -55,11 +56,15 @@ int tcp_ep_rx_init(struct tcp_ep *ep)
 	}
 	memset(&ep->rs, 0, sizeof(ep->rs));
 	ep->rs.phase = TCP_RX_HDR;
+	ep->unexp_max = tcp_params_get()->max_unexpected;
 	return 0;
 }
 
+static void tcp_rx_free_unexp(struct tcp_ep *ep);
+
 void tcp_ep_rx_fini(struct tcp_ep *ep)
 {
+	tcp_rx_free_unexp(ep);
 	free(ep->rx_pool);
 	free(ep->stage);
 	ep->rx_pool = NULL;
@@ -332,6 +337,32 @@ static void tcp_rx_stall(struct tcp_ep *ep)
 	}
 }
 
+/* No receive matches this tagged message yet: read it into a buffer
+ * of its own (within max_unexpected), where a later fi_trecv finds it. */
+static int tcp_rx_hold_unexp(struct tcp_ep *ep)
+{
+	struct tcp_rx_state *rs = &ep->rs;
+	struct tcp_unexp *u;
+
+	u = malloc(sizeof(*u) + (size_t)rs->hdr.size);
+	if (!u) {
+		tcp_rx_stall(ep);	/* retried on the next post */
+		return 0;
+	}
+	u->next = NULL;
+	u->hdr = rs->hdr;
+	ep->unexp_bytes += (size_t)rs->hdr.size;
+	rs->unexp = u;
+	rs->target = TCP_RX_T_UNEXP;
+	rs->status = 0;
+	rs->dst[0].iov_base = u->data;
+	rs->dst[0].iov_len = (size_t)rs->hdr.size;
+	rs->dst_cnt = rs->hdr.size ? 1 : 0;
+	rs->left = (size_t)rs->hdr.size;
+	rs->drain = 0;
+	return 1;
+}
+
 static int tcp_rx_dispatch_recv(struct tcp_ep *ep)
 {
 	struct tcp_rx_state *rs = &ep->rs;
@@ -349,6 +380,9 @@ static int tcp_rx_dispatch_recv(struct tcp_ep *ep)
 	else
 		rx = tcp_rx_take_own(tagged ? &ep->trxq : &ep->rxq, tagged,
 				     rs->hdr.tag_addr);
+	if (!rx && tagged && !ep->srx &&
+	    rs->hdr.size <= ep->unexp_max - ep->unexp_bytes)
+		return tcp_rx_hold_unexp(ep);
 	if (!rx) {
 		tcp_rx_stall(ep);
 		return 0;
@@ -550,6 +584,14 @@ static void tcp_rx_finish(struct tcp_ep *ep)
 	case TCP_RX_T_READ_RESP:
 		tcp_ep_xfer_done(ep, rs->xfer, 0);
 		break;
+	case TCP_RX_T_UNEXP:
+		if (ep->unexp_tail)
+			ep->unexp_tail->next = rs->unexp;
+		else
+			ep->unexp_head = rs->unexp;
+		ep->unexp_tail = rs->unexp;
+		rs->unexp = NULL;
+		break;
 	}
 	rs->rx = NULL;
 	rs->xfer = NULL;
@@ -618,6 +660,11 @@ int tcp_ep_rx_progress(struct tcp_ep *ep, unsigned budget)
 			break;
 		}
 	}
+	/* out of budget with bytes staged: no socket event will bring us
+	 * back for them */
+	if (ep->state == TCP_EP_CONNECTED && rs->phase != TCP_RX_STALLED &&
+	    tcp_rx_staged(ep))
+		tcp_sockset_mark_hot(&ep->dom->data_set, &ep->data_ev);
 	return (int)done;
 stop:
 	if (ret < 0 && ep->state == TCP_EP_CONNECTED) {
@@ -638,12 +685,68 @@ void tcp_ep_rx_resume(struct tcp_ep *ep)
 	if (tcp_rx_dispatch(ep) <= 0)
 		return;		/* still stalled, or failed */
 	if (rs->phase == TCP_RX_PAYLOAD) {
-		if (tcp_rx_read_payload(ep) == 1)
-			tcp_rx_finish(ep);
+		if (tcp_rx_read_payload(ep) != 1)
+			goto out;
+		tcp_rx_finish(ep);
 	}
-	tcp_ep_update_events(ep);
-	/* more may be staged or waiting in the socket: the data set's
-	 * level-triggered EPOLLIN brings the next pass here */
+	/* what followed it may be staged already, where no socket event
+	 * announces it: go on while it lasts (marked hot past the budget) */
+	(void)tcp_ep_rx_progress(ep, 16);
+out:
+	if (ep->state == TCP_EP_CONNECTED)
+		tcp_ep_update_events(ep);
+}
+
+bool tcp_ep_rx_match_unexp(struct tcp_ep *ep, struct tcp_rx *rx)
+{
+	struct tcp_unexp *u, *prev = NULL;
+	size_t len, off, i, c;
+	uint64_t flags;
+
+	for (u = ep->unexp_head; u; prev = u, u = u->next)
+		if (!((rx->tag ^ u->hdr.tag_addr) & ~rx->ignore))
+			break;
+	if (!u)
+		return false;
+	if (prev)
+		prev->next = u->next;
+	else
+		ep->unexp_head = u->next;
+	if (ep->unexp_tail == u)
+		ep->unexp_tail = prev;
+	ep->unexp_bytes -= (size_t)u->hdr.size;
+	len = u->hdr.size < rx->total ? (size_t)u->hdr.size : rx->total;
+	for (i = 0, off = 0; i < rx->iov_cnt && off < len; i++) {
+		c = rx->iov[i].iov_len < len - off ? rx->iov[i].iov_len :
+						     len - off;
+		memcpy(rx->iov[i].iov_base, u->data + off, c);
+		off += c;
+	}
+	flags = FI_TAGGED | FI_RECV |
+		((u->hdr.flags & TCP_F_CQ_DATA) ? FI_REMOTE_CQ_DATA : 0);
+	tcp_ep_rx_complete(ep, rx, flags, len,
+			   rx->iov_cnt ? rx->iov[0].iov_base : NULL,
+			   u->hdr.data, u->hdr.tag_addr,
+			   u->hdr.size > rx->total ? FI_ETRUNC : 0,
+			   (size_t)u->hdr.size - len);
+	if (u->hdr.flags & TCP_F_ACK_REQ)
+		(void)tcp_ep_reply(ep, TCP_OP_ACK, u->hdr.id, 0, NULL, 0);
+	free(u);
+	return true;
+}
+
+static void tcp_rx_free_unexp(struct tcp_ep *ep)
+{
+	struct tcp_unexp *u;
+
+	while ((u = ep->unexp_head)) {
+		ep->unexp_head = u->next;
+		free(u);
+	}
+	ep->unexp_tail = NULL;
+	ep->unexp_bytes = 0;
+	free(ep->rs.unexp);	/* one being read */
+	ep->rs.unexp = NULL;
 }
 
 static void tcp_rx_fail_queue(struct tcp_ep *ep, struct tcp_rxq *q,
@@ -675,6 +778,8 @@ void tcp_ep_rx_fail_all(struct tcp_ep *ep, int err)
 	rs->phase = TCP_RX_HDR;
 	rs->hdr_got = 0;
 	ep->stage_head = ep->stage_tail = 0;
+	/* never delivered now: their sender's connection is gone */
+	tcp_rx_free_unexp(ep);
 	tcp_rx_fail_queue(ep, &ep->rxq, FI_MSG | FI_RECV, err);
 	tcp_rx_fail_queue(ep, &ep->trxq, FI_TAGGED | FI_RECV, err);
 }

@@ -34,6 +34,11 @@ static const struct pl_param_def tcp_param_table[] = {
 	  "bytes of the per-endpoint receive staging buffer: small messages "
 	  "are read many at a time into it; larger payloads go straight "
 	  "into the posted buffer" },
+	{ "max_unexpected", FI_PARAM_SIZE_T,
+	  TCP_STR(TCP_MAX_UNEXPECTED_DEFAULT),
+	  "bytes of tagged messages an endpoint holds while no receive "
+	  "matches them (they arrived before their fi_trecv); past it, "
+	  "the connection waits for receives (flow control)" },
 	{ "conn_timeout", FI_PARAM_INT, "10000",
 	  "milliseconds a connecting peer may take to send its connection "
 	  "request before the passive side drops it" },
@@ -78,6 +83,9 @@ static void tcp_params_read(void)
 	p->staging_size = pl_param_get_size(&tcp_prov, "staging_size",
 					    TCP_STAGING_DEFAULT, 256,
 					    16u << 20);
+	p->max_unexpected = pl_param_get_size(&tcp_prov, "max_unexpected",
+					      TCP_MAX_UNEXPECTED_DEFAULT, 0,
+					      SIZE_MAX / 2);
 	p->conn_timeout_ms = pl_param_get_int(&tcp_prov, "conn_timeout",
 					      10000, 1, 3600000);
 }

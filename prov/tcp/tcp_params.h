@@ -13,6 +13,7 @@
 #define TCP_RX_SIZE_DEFAULT	256
 #define TCP_MAX_INJECT_DEFAULT	128
 #define TCP_STAGING_DEFAULT	65536
+#define TCP_MAX_UNEXPECTED_DEFAULT (1u << 20)
 
 struct tcp_params {
 	const char *iface;	/* FI_TCP_IFACE, NULL: every interface */
@@ -22,6 +23,7 @@ struct tcp_params {
 	bool nodelay;
 	size_t staging_size;	/* FI_TCP_STAGING_SIZE */
 	int conn_timeout_ms;	/* FI_TCP_CONN_TIMEOUT */
+	size_t max_unexpected;	/* FI_TCP_MAX_UNEXPECTED */
 };
 
 void tcp_params_define(void);

@@ -59,12 +59,15 @@ struct tcp_pep {
 	struct tcp_fabric *fab;
 	pthread_mutex_t lock;
 	struct tcp_sock_ev ev;
-	int fd;
+	int fd;				/* bound by setname or listen */
+	bool listening;
 	bool closing;
 	struct sockaddr_storage addr;
 	bool has_addr;
 	struct tcp_connreq *pending;
 };
+
+static struct fi_ops tcp_pep_fid_ops;
 
 static void tcp_connreq_free(struct pl_connreq *base)
 {
@@ -233,7 +236,7 @@ static void tcp_pep_handle(struct tcp_sock_ev *ev, uint32_t events)
 
 	(void)events;
 	pthread_mutex_lock(&pep->lock);
-	if (!pep->closing && pep->fd >= 0)
+	if (!pep->closing && pep->listening)
 		tcp_pep_accept_some(pep);
 	pthread_mutex_unlock(&pep->lock);
 }
@@ -267,7 +270,7 @@ static int tcp_pep_close(struct fid *fid)
 
 	pthread_mutex_lock(&pep->lock);
 	pep->closing = true;
-	if (pep->fd >= 0)
+	if (pep->listening)
 		tcp_sockset_del(&pep->fab->cm_set, pep->fd);
 	for (req = pep->pending; req; req = req->next)
 		tcp_sockset_del(&pep->fab->cm_set, req->fd);
@@ -315,20 +318,78 @@ static int tcp_pep_setopt(fid_t fid, int level, int optname,
 	return -FI_ENOPROTOOPT;
 }
 
+/* Under pep->lock: a socket bound to pep->addr (the wildcard address of
+ * IPv4 when none was given). 0 or -FI_E*. */
+static int tcp_pep_bind_socket(struct tcp_pep *pep)
+{
+	int fd, one = 1;
+
+	if (pep->fd >= 0)
+		return 0;
+	if (!pep->has_addr) {
+		memset(&pep->addr, 0, sizeof(pep->addr));
+		pep->addr.ss_family = AF_INET;
+	}
+	fd = tcp_sock_open(pep->addr.ss_family);
+	if (fd < 0)
+		return fd;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&pep->addr,
+		 (socklen_t)tcp_sock_addrlen((struct sockaddr *)&pep->addr))) {
+		int err = errno;
+
+		close(fd);
+		return -tcp_sock_errno_to_fi(err);
+	}
+	pep->fd = fd;
+	return 0;
+}
+
+/* fi_setname binds at once, so that fi_getname then tells the port the
+ * kernel chose for a port-0 address. */
 static int tcp_pep_setname(fid_t fid, void *addr, size_t addrlen)
 {
 	struct tcp_pep *pep = pl_container_of(fid, struct tcp_pep,
 					      base.pep_fid.fid);
-	int ret = 0;
+	int ret;
 
 	if (!tcp_sock_addr_ok(addr, addrlen))
 		return -FI_EINVAL;
 	pthread_mutex_lock(&pep->lock);
-	if (pep->fd >= 0)
-		ret = -FI_EOPBADSTATE;	/* listening already */
-	else {
-		memcpy(&pep->addr, addr, tcp_sock_addrlen(addr));
-		pep->has_addr = true;
+	if (pep->listening) {
+		ret = -FI_EOPBADSTATE;
+		goto out;
+	}
+	if (pep->fd >= 0) {
+		close(pep->fd);
+		pep->fd = -1;
+	}
+	memcpy(&pep->addr, addr, tcp_sock_addrlen(addr));
+	pep->has_addr = true;
+	ret = tcp_pep_bind_socket(pep);
+out:
+	pthread_mutex_unlock(&pep->lock);
+	return ret;
+}
+
+int tcp_pep_give_socket(fid_t pep_fid, int *fd_p,
+			struct sockaddr_storage *addr_p, bool *has_addr_p)
+{
+	struct tcp_pep *pep;
+	int ret = 0;
+
+	if (!pep_fid || pep_fid->fclass != FI_CLASS_PEP ||
+	    pep_fid->ops != &tcp_pep_fid_ops)
+		return -FI_EINVAL;
+	pep = pl_container_of(pep_fid, struct tcp_pep, base.pep_fid.fid);
+	pthread_mutex_lock(&pep->lock);
+	if (pep->listening) {
+		ret = -FI_EOPBADSTATE;	/* its socket listens: not ours */
+	} else {
+		*fd_p = pep->fd;
+		pep->fd = -1;
+		*addr_p = pep->addr;
+		*has_addr_p = pep->has_addr;
 	}
 	pthread_mutex_unlock(&pep->lock);
 	return ret;
@@ -370,8 +431,7 @@ static int tcp_pep_listen(struct fid_pep *pep_fid)
 {
 	struct tcp_pep *pep = pl_container_of(pep_fid, struct tcp_pep,
 					      base.pep_fid);
-	struct sockaddr_storage ss;
-	int fd, ret, one = 1;
+	int fd, ret;
 
 	if (!pep->base.eq)
 		return -FI_ENOEQ;
@@ -379,35 +439,22 @@ static int tcp_pep_listen(struct fid_pep *pep_fid)
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&pep->lock);
-	if (pep->fd >= 0) {
+	if (pep->listening) {
 		ret = -FI_EOPBADSTATE;
 		goto out;
 	}
-	if (pep->has_addr) {
-		ss = pep->addr;
-	} else {
-		memset(&ss, 0, sizeof(ss));
-		ss.ss_family = AF_INET;
-	}
-	fd = tcp_sock_open(ss.ss_family);
-	if (fd < 0) {
-		ret = fd;
+	ret = tcp_pep_bind_socket(pep);
+	if (ret)
 		goto out;
-	}
-	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&ss,
-		 (socklen_t)tcp_sock_addrlen((struct sockaddr *)&ss)) ||
-	    listen(fd, SOMAXCONN)) {
+	fd = pep->fd;
+	if (listen(fd, SOMAXCONN)) {
 		ret = -tcp_sock_errno_to_fi(errno);
-		close(fd);
 		goto out;
 	}
 	ret = tcp_sockset_add(&pep->fab->cm_set, fd, &pep->ev, EPOLLIN);
-	if (ret) {
-		close(fd);
+	if (ret)
 		goto out;
-	}
-	pep->fd = fd;
+	pep->listening = true;
 	pl_progress_ctx_kick(pep->fab->cm_ctx);
 out:
 	pthread_mutex_unlock(&pep->lock);

@@ -54,13 +54,25 @@ extern struct fi_provider tcp_prov;
 /* What one epoll set entry points at. */
 struct tcp_sock_ev {
 	void (*handle)(struct tcp_sock_ev *ev, uint32_t events);
+	struct tcp_sock_ev *hot_next;	/* under the set's hot_lock */
+	bool hot;			/* under the set's hot_lock */
 };
 
-/* An epoll set driven as one progress source (the CM set, a domain's
- * data set). */
+/*
+ * An epoll set driven as one progress source (the CM set, a domain's
+ * data set), plus a list of "hot" entries: objects with work that no
+ * socket readiness will announce (bytes already read into a staging
+ * buffer when a pass ran out of budget). A pass serves the hot entries
+ * first; arm() refuses to sleep while any is listed.
+ */
 struct tcp_sockset {
 	struct pl_progress_source src;	/* fd = epfd */
 	int epfd;
+	pthread_mutex_t hot_lock;
+	struct tcp_sock_ev *hot;	/* under hot_lock */
+	/* hot != NULL, for arm() without the lock: written under hot_lock
+	 * (release), read with acquire */
+	pl_atomic_int any_hot;
 };
 
 int tcp_sockset_init(struct tcp_sockset *set, const char *name);
@@ -71,6 +83,10 @@ int tcp_sockset_add(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
 int tcp_sockset_mod(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
 		    uint32_t events);
 void tcp_sockset_del(struct tcp_sockset *set, int fd);
+/* List ev for the next pass (its handler then runs with EPOLLIN); remove
+ * it (before its owner is freed). Any thread. */
+void tcp_sockset_mark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev);
+void tcp_sockset_unmark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev);
 
 struct tcp_fabric {
 	struct fid_fabric fabric_fid;

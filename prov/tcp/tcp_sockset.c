@@ -5,7 +5,9 @@
  * one's handler; the handler takes the lock of the object it belongs to.
  * The set's own fd is what the engine blocks on: epoll sets nest, and a
  * level-triggered inner set stays readable while any of its sockets is
- * ready, so no arm() is needed (work is never hidden from the fd).
+ * ready. The one kind of work the fd cannot show, bytes already read
+ * into a staging buffer, is listed as hot (tcp_prov.h), and arm() says
+ * -FI_EAGAIN while the list is not empty.
  */
 #include <errno.h>
 #include <sys/epoll.h>
@@ -23,18 +25,78 @@ static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 	struct tcp_sockset *set = pl_container_of(src, struct tcp_sockset,
 						  src);
 	struct epoll_event evs[TCP_SOCKSET_BATCH];
-	struct tcp_sock_ev *ev;
-	int n, i;
+	struct tcp_sock_ev *ev, *hot = NULL;
+	int n, i, work = 0;
 
 	(void)budget;
+	/* acquire: pairs with mark_hot's release store */
+	if (pl_load_acquire(&set->any_hot)) {
+		pthread_mutex_lock(&set->hot_lock);
+		hot = set->hot;
+		set->hot = NULL;
+		for (ev = hot; ev; ev = ev->hot_next)
+			ev->hot = false;
+		pl_store_release(&set->any_hot, 0);
+		pthread_mutex_unlock(&set->hot_lock);
+		/* the owners are alive: unmark_hot (at close) runs under
+		 * hot_lock before the owner's pl_progress_ctx_sync, which
+		 * waits for this pass */
+		while ((ev = hot)) {
+			hot = ev->hot_next;
+			ev->handle(ev, EPOLLIN);
+			work++;
+		}
+	}
 	n = epoll_wait(set->epfd, evs, TCP_SOCKSET_BATCH, 0);
 	if (n <= 0)
-		return 0;
+		return work;
 	for (i = 0; i < n; i++) {
 		ev = evs[i].data.ptr;
 		ev->handle(ev, evs[i].events);
 	}
-	return n;
+	return work + n;
+}
+
+/* Sleep only when no entry is hot; the fd covers the rest. */
+static int tcp_sockset_arm(struct pl_progress_source *src)
+{
+	struct tcp_sockset *set = pl_container_of(src, struct tcp_sockset,
+						  src);
+
+	/* acquire: pairs with mark_hot's release store */
+	return pl_load_acquire(&set->any_hot) ? -FI_EAGAIN : 0;
+}
+
+void tcp_sockset_mark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev)
+{
+	pthread_mutex_lock(&set->hot_lock);
+	if (!ev->hot) {
+		ev->hot = true;
+		ev->hot_next = set->hot;
+		set->hot = ev;
+		/* release: the list is published before a poller or arm()
+		 * sees the flag */
+		pl_store_release(&set->any_hot, 1);
+	}
+	pthread_mutex_unlock(&set->hot_lock);
+}
+
+void tcp_sockset_unmark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev)
+{
+	struct tcp_sock_ev **pp;
+
+	pthread_mutex_lock(&set->hot_lock);
+	if (ev->hot) {
+		for (pp = &set->hot; *pp; pp = &(*pp)->hot_next)
+			if (*pp == ev) {
+				*pp = ev->hot_next;
+				break;
+			}
+		ev->hot = false;
+		if (!set->hot)
+			pl_store_release(&set->any_hot, 0);
+	}
+	pthread_mutex_unlock(&set->hot_lock);
 }
 
 int tcp_sockset_init(struct tcp_sockset *set, const char *name)
@@ -42,9 +104,12 @@ int tcp_sockset_init(struct tcp_sockset *set, const char *name)
 	set->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (set->epfd < 0)
 		return -errno;
+	pthread_mutex_init(&set->hot_lock, NULL);
+	set->hot = NULL;
+	pl_store_relaxed(&set->any_hot, 0);
 	set->src = (struct pl_progress_source){
 		.poll = tcp_sockset_poll,
-		.arm = NULL,
+		.arm = tcp_sockset_arm,
 		.fd = set->epfd,
 		.name = name,
 	};
@@ -53,8 +118,10 @@ int tcp_sockset_init(struct tcp_sockset *set, const char *name)
 
 void tcp_sockset_fini(struct tcp_sockset *set)
 {
-	if (set->epfd >= 0)
+	if (set->epfd >= 0) {
 		close(set->epfd);
+		pthread_mutex_destroy(&set->hot_lock);
+	}
 	set->epfd = -1;
 }
 
