@@ -210,6 +210,12 @@ static struct fi_info *tcp_info_one(const struct tcp_info_req *r,
 	if (hints && hints->domain_attr) {
 		if (hints->domain_attr->data_progress == FI_PROGRESS_AUTO)
 			info->domain_attr->data_progress = FI_PROGRESS_AUTO;
+		/* connection management progresses on its own either way;
+		 * an application that says it will drive it is told so */
+		if (hints->domain_attr->control_progress ==
+		    FI_PROGRESS_MANUAL)
+			info->domain_attr->control_progress =
+				FI_PROGRESS_MANUAL;
 	}
 	info->addr_format = ifa->ifa_addr->sa_family == AF_INET6 ?
 			    FI_SOCKADDR_IN6 : FI_SOCKADDR_IN;
