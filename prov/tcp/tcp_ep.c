@@ -125,9 +125,11 @@ static int tcp_ep_close(struct fid *fid)
 					    base.ep_fid.fid);
 
 	pthread_mutex_lock(&ep->lock);
-	ep->closing = true;
+	/* pending operations complete as cancelled (the CQs outlive the
+	 * endpoint), then nothing more is written */
 	if (ep->state != TCP_EP_DOWN)
 		tcp_ep_fail(ep, FI_ECANCELED, false);
+	ep->closing = true;
 	pthread_mutex_unlock(&ep->lock);
 	tcp_sockset_unmark_hot(&ep->dom->data_set, &ep->data_ev);
 	/* no pass of either context still holds this endpoint */

@@ -23,6 +23,8 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rdma/fi_cm.h>
@@ -51,6 +53,7 @@ struct tcp_connreq {
 	struct tcp_cm_msg hdr;
 	bool hdr_ok;
 	size_t got;
+	uint64_t born_ms;		/* CLOCK_MONOTONIC at accept */
 	uint8_t data[TCP_CM_DATA_MAX];
 };
 
@@ -65,7 +68,43 @@ struct tcp_pep {
 	struct sockaddr_storage addr;
 	bool has_addr;
 	struct tcp_connreq *pending;
+	/* drops requests that stay silent past FI_TCP_CONN_TIMEOUT: armed
+	 * while any request is in its handshake */
+	int timer_fd;
+	struct tcp_sock_ev timer_ev;
+	bool timer_in_set;
 };
+
+static uint64_t tcp_pep_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Under pep->lock: fire when the oldest request in handshake expires. */
+static void tcp_pep_timer_arm(struct tcp_pep *pep)
+{
+	struct itimerspec its = { 0 };
+	struct tcp_connreq *req;
+	uint64_t oldest = UINT64_MAX, now, due;
+	int tmo = tcp_params_get()->conn_timeout_ms;
+
+	if (pep->timer_fd < 0)
+		return;
+	for (req = pep->pending; req; req = req->next)
+		if (req->born_ms < oldest)
+			oldest = req->born_ms;
+	if (oldest != UINT64_MAX) {
+		now = tcp_pep_now_ms();
+		due = oldest + (uint64_t)tmo;
+		due = due > now ? due - now : 1;
+		its.it_value.tv_sec = (time_t)(due / 1000u);
+		its.it_value.tv_nsec = (long)(due % 1000u) * 1000000L;
+	}
+	(void)timerfd_settime(pep->timer_fd, 0, &its, NULL);
+}
 
 static struct fi_ops tcp_pep_fid_ops;
 
@@ -141,6 +180,7 @@ static void tcp_pep_raise(struct tcp_pep *pep, struct tcp_connreq *req)
 	int ret;
 
 	tcp_pep_drop_pending(pep, req);
+	tcp_pep_timer_arm(pep);
 	info = fi_dupinfo_1_3(pep->base.info);
 	if (!info)
 		goto err;
@@ -182,6 +222,20 @@ static void tcp_connreq_handle(struct tcp_sock_ev *ev, uint32_t events)
 	ret = tcp_connreq_read(req);
 	if (ret == 0)
 		goto out;
+	if (ret == -FI_ENOPROTOOPT) {
+		/* another protocol version: say ours, so that its side
+		 * reports the mismatch instead of a bare reset */
+		struct tcp_cm_msg m = {
+			.magic = htole32(TCP_CM_MAGIC),
+			.version = TCP_PROTO_VERSION,
+			.kind = TCP_CM_REJECT,
+		};
+
+		TCP_LOG_WARN(FI_LOG_EP_CTRL, "refusing a connection request "
+			     "of protocol version %u (ours: %u)\n",
+			     req->hdr.version, TCP_PROTO_VERSION);
+		(void)send(req->fd, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
 	if (ret < 0) {
 		TCP_LOG_INFO(FI_LOG_EP_CTRL, "dropping a connection request: %d\n",
 			 ret);
@@ -190,6 +244,32 @@ static void tcp_connreq_handle(struct tcp_sock_ev *ev, uint32_t events)
 		goto out;
 	}
 	tcp_pep_raise(pep, req);
+out:
+	pthread_mutex_unlock(&pep->lock);
+}
+
+static void tcp_pep_timer_handle(struct tcp_sock_ev *ev, uint32_t events)
+{
+	struct tcp_pep *pep = pl_container_of(ev, struct tcp_pep, timer_ev);
+	struct tcp_connreq *req, *next;
+	uint64_t now = tcp_pep_now_ms(), ticks;
+	int tmo = tcp_params_get()->conn_timeout_ms;
+
+	(void)events;
+	pthread_mutex_lock(&pep->lock);
+	if (pep->closing)
+		goto out;
+	(void)!read(pep->timer_fd, &ticks, sizeof(ticks));
+	for (req = pep->pending; req; req = next) {
+		next = req->next;
+		if (now - req->born_ms < (uint64_t)tmo)
+			continue;
+		TCP_LOG_INFO(FI_LOG_EP_CTRL, "dropping a connection request "
+			     "silent for %d ms\n", tmo);
+		tcp_pep_drop_pending(pep, req);
+		tcp_connreq_free(&req->base);
+	}
+	tcp_pep_timer_arm(pep);
 out:
 	pthread_mutex_unlock(&pep->lock);
 }
@@ -225,9 +305,11 @@ static void tcp_pep_accept_some(struct tcp_pep *pep)
 			tcp_connreq_free(&req->base);
 			continue;
 		}
+		req->born_ms = tcp_pep_now_ms();
 		req->next = pep->pending;
 		pep->pending = req;
 	}
+	tcp_pep_timer_arm(pep);
 }
 
 static void tcp_pep_handle(struct tcp_sock_ev *ev, uint32_t events)
@@ -274,6 +356,8 @@ static int tcp_pep_close(struct fid *fid)
 		tcp_sockset_del(&pep->fab->cm_set, pep->fd);
 	for (req = pep->pending; req; req = req->next)
 		tcp_sockset_del(&pep->fab->cm_set, req->fd);
+	if (pep->timer_in_set)
+		tcp_sockset_del(&pep->fab->cm_set, pep->timer_fd);
 	pthread_mutex_unlock(&pep->lock);
 	if (pl_load_acquire(&pep->fab->cm_started))
 		pl_progress_ctx_sync(pep->fab->cm_ctx);
@@ -283,6 +367,8 @@ static int tcp_pep_close(struct fid *fid)
 	}
 	if (pep->fd >= 0)
 		close(pep->fd);
+	if (pep->timer_fd >= 0)
+		close(pep->timer_fd);
 	pl_pep_fini(&pep->base);
 	tcp_fabric_child_put(pep->fab);
 	pthread_mutex_destroy(&pep->lock);
@@ -454,6 +540,12 @@ static int tcp_pep_listen(struct fid_pep *pep_fid)
 	ret = tcp_sockset_add(&pep->fab->cm_set, fd, &pep->ev, EPOLLIN);
 	if (ret)
 		goto out;
+	pep->timer_fd = timerfd_create(CLOCK_MONOTONIC,
+				       TFD_NONBLOCK | TFD_CLOEXEC);
+	if (pep->timer_fd >= 0 &&
+	    !tcp_sockset_add(&pep->fab->cm_set, pep->timer_fd,
+			     &pep->timer_ev, EPOLLIN))
+		pep->timer_in_set = true;
 	pep->listening = true;
 	pl_progress_ctx_kick(pep->fab->cm_ctx);
 out:
@@ -546,7 +638,9 @@ int tcp_pep_open(struct fid_fabric *fabric, struct fi_info *info,
 	pthread_mutex_init(&pep->lock, NULL);
 	pep->fab = fab;
 	pep->fd = -1;
+	pep->timer_fd = -1;
 	pep->ev.handle = tcp_pep_handle;
+	pep->timer_ev.handle = tcp_pep_timer_handle;
 	if (info->src_addr && tcp_sock_addr_ok(info->src_addr,
 					       info->src_addrlen)) {
 		memcpy(&pep->addr, info->src_addr,
