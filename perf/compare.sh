@@ -7,7 +7,10 @@
 # CSV and PNG plots (gnuplot). Each run is pinned (BF_PIN=1: rank r on
 # CPU r) except the multi-threaded ones.
 #
-#   perf/compare.sh [--quick] [--reps N] [--prov shm] [--out DIR] [--build DIR]
+#   perf/compare.sh [--quick] [--reps N] [--prov shm|tcp] [--out DIR] [--build DIR]
+#
+# --prov tcp runs the FI_EP_MSG benchmarks (-e msg, over 127.0.0.1) and
+# the plain-socket floor beside them (perf/tcp/bench_tcp_floor).
 #
 # Installs what it needs and builds propel first (scripts/install-deps.sh,
 # scripts/build.sh). Numbers are for reading, never for passing a test.
@@ -47,16 +50,31 @@ else
 	rma_args="-M 4194304 -r 5 -w 2 -i 2000"
 	few="-r 7 -w 2"
 fi
-benches=(
-	"pingpong_msg|$bin/bench_fabric_pingpong|-p $prov $size_args|1"
-	"pingpong_tagged|$bin/bench_fabric_pingpong|-p $prov -t $size_args|1"
-	"bw_msg|$bin/bench_fabric_bw|-p $prov $bw_args|1"
-	"rma|$bin/bench_fabric_rma|-p $prov $rma_args|1"
-	"mt_rate|$bin/bench_fabric_mt_rate|-p $prov -T 2 -i 16384 $few|0"
-	"progress|$bin/bench_fabric_progress|-p $prov $few|0"
-	"startup|$bin/bench_fabric_startup|-p $prov $few|1"
-	"mem|$bin/bench_fabric_mem|-p $prov -P 32|1"
-)
+if [ "$prov" = tcp ]; then
+	# FI_EP_MSG: the connected benchmarks, and the plain-socket floor
+	# (perf/tcp/bench_tcp_floor) measured in the same run
+	benches=(
+		"pingpong_msg|$bin/bench_fabric_pingpong|-p tcp -e msg $size_args|1"
+		"pingpong_tagged|$bin/bench_fabric_pingpong|-p tcp -e msg -t $size_args|1"
+		"bw_msg|$bin/bench_fabric_bw|-p tcp -e msg $bw_args|1"
+	)
+	floors=(
+		"$build/perf/tcp/bench_tcp_floor pingpong $size_args"
+		"$build/perf/tcp/bench_tcp_floor bw $bw_args"
+	)
+else
+	benches=(
+		"pingpong_msg|$bin/bench_fabric_pingpong|-p $prov $size_args|1"
+		"pingpong_tagged|$bin/bench_fabric_pingpong|-p $prov -t $size_args|1"
+		"bw_msg|$bin/bench_fabric_bw|-p $prov $bw_args|1"
+		"rma|$bin/bench_fabric_rma|-p $prov $rma_args|1"
+		"mt_rate|$bin/bench_fabric_mt_rate|-p $prov -T 2 -i 16384 $few|0"
+		"progress|$bin/bench_fabric_progress|-p $prov $few|0"
+		"startup|$bin/bench_fabric_startup|-p $prov $few|1"
+		"mem|$bin/bench_fabric_mem|-p $prov -P 32|1"
+	)
+	floors=()
+fi
 
 # run_one LIBRARY NAME BINARY ARGS: appends the CSV rows, tagged with the
 # repetition, to $raw; a library that cannot run the benchmark is reported.
@@ -82,6 +100,20 @@ for entry in "${benches[@]}"; do
 		echo "== $name: repetition $rep of $reps (reference, then propel)" >&2
 		run_one reference "$name" "$binary" "$args" "$rep" "$pin"
 		run_one propel "$name" "$binary" "$args" "$rep" "$pin"
+	done
+done
+
+for rep in $(seq 1 "$reps"); do
+	for floor in "${floors[@]}"; do
+		echo "== floor: $floor (repetition $rep of $reps)" >&2
+		tmp=$(mktemp)
+		if BF_PIN=1 timeout 600 $floor >"$tmp" 2>&1; then
+			{ grep -v '^benchmark,\|^#' "$tmp" || true; } |
+				sed "s/^/$rep,/" >>"$raw"
+		else
+			echo "  floor failed: $(tail -1 "$tmp")" >&2
+		fi
+		rm -f "$tmp"
 	done
 done
 

@@ -35,7 +35,7 @@ def summarise(runs):
     keys = sorted({(b, u, s) for (b, u, s, _l) in runs})
     for bench, unit, size in keys:
         row = {"benchmark": bench, "unit": unit, "size": size}
-        for lib in ("reference", "propel"):
+        for lib in ("reference", "propel", "socket-floor"):
             vals = runs.get((bench, unit, size, lib), [])
             if vals:
                 med = statistics.median(vals)
@@ -45,6 +45,9 @@ def summarise(runs):
                 row[lib + "_runs"] = len(vals)
         if row.get("reference") and row.get("propel"):
             row["ratio"] = row["propel"] / row["reference"]
+        # the plain-socket floor (perf/tcp/bench_tcp_floor), when run
+        if row.get("socket-floor") and row.get("propel"):
+            row["floor_ratio"] = row["propel"] / row["socket-floor"]
         rows.append(row)
     return rows
 
@@ -59,17 +62,26 @@ def table(rows):
         sel = [r for r in rows if r["benchmark"] == bench]
         unit = sel[0]["unit"]
         better = "lower" if unit in LOWER_IS_BETTER else "higher"
+        floor = any("socket-floor" in r for r in sel)
         lines.append(f"### {bench} ({unit}, {better} is better; "
-                     "ratio = propel / reference)")
+                     "ratio = propel / reference" +
+                     ("; floor: a plain TCP socket)" if floor else ")"))
         lines.append("")
-        lines.append("| size | reference | propel | ratio | spread ref | spread propel |")
-        lines.append("|---:|---:|---:|---:|---:|---:|")
+        if floor:
+            lines.append("| size | reference | propel | ratio | floor | propel / floor | spread ref | spread propel |")
+            lines.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        else:
+            lines.append("| size | reference | propel | ratio | spread ref | spread propel |")
+            lines.append("|---:|---:|---:|---:|---:|---:|")
         for r in sel:
-            lines.append("| {} | {} | {} | {} | {} | {} |".format(
-                r["size"], fmt(r.get("reference")), fmt(r.get("propel")),
-                fmt(r.get("ratio")),
+            cells = [r["size"], fmt(r.get("reference")), fmt(r.get("propel")),
+                     fmt(r.get("ratio"))]
+            if floor:
+                cells += [fmt(r.get("socket-floor")), fmt(r.get("floor_ratio"))]
+            cells += [
                 fmt(r.get("reference_spread_pct"), 2) + "%" if "reference" in r else "n/a",
-                fmt(r.get("propel_spread_pct"), 2) + "%" if "propel" in r else "n/a"))
+                fmt(r.get("propel_spread_pct"), 2) + "%" if "propel" in r else "n/a"]
+            lines.append("| " + " | ".join(str(c) for c in cells) + " |")
         lines.append("")
     return "\n".join(lines)
 
@@ -118,7 +130,7 @@ def main():
     rows = summarise(load(raw))
     fields = ["benchmark", "unit", "size", "reference", "propel", "ratio",
               "reference_spread_pct", "propel_spread_pct", "reference_runs",
-              "propel_runs"]
+              "propel_runs", "socket-floor", "floor_ratio"]
     with open(os.path.join(out, "compare.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
