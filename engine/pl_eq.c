@@ -11,6 +11,8 @@
 #include "pl_waitable.h"
 #include "pl_atomic.h"
 #include "pl_fid_nosys.h"
+#include "pl_cm.h"
+#include "pl_info.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -398,4 +400,70 @@ void pl_eq_unref(struct fid_eq *eq)
 struct pl_waitable *pl_eq_waitable(struct fid_eq *eq)
 {
 	return eq && eq->fid.ops == &pl_eq_fid_ops ? &PL_EQ(eq)->w : NULL;
+}
+
+/* Remove from l every entry whose fid is fid; under q->lock. */
+static size_t pl_eq_purge_list(struct pl_eq *q, struct pl_eq_list *l,
+			       fid_t fid, bool errors)
+{
+	struct pl_eq_ent **pp = &l->head, *e, *prev = NULL;
+	struct fi_eq_cm_entry *cm;
+	size_t n = 0;
+	fid_t owner;
+
+	while ((e = *pp)) {
+		if (errors) {
+			owner = e->err.fid;
+		} else if (e->event != FI_NOTIFY &&
+			   e->len >= sizeof(fid_t)) {
+			/* every entry but FI_NOTIFY starts with its fid
+			 * (struct fi_eq_entry, struct fi_eq_cm_entry) */
+			memcpy(&owner, e->buf, sizeof(owner));
+		} else {
+			owner = NULL;
+		}
+		if (owner != fid) {
+			prev = e;
+			pp = &e->next;
+			continue;
+		}
+		*pp = e->next;
+		if (l->tail == e)
+			l->tail = prev;
+		if (!errors && e->event == FI_CONNREQ &&
+		    e->len >= sizeof(*cm)) {
+			/* the reader will never take this info */
+			cm = (struct fi_eq_cm_entry *)e->buf;
+			if (cm->info) {
+				struct pl_connreq *req =
+					pl_connreq_of(cm->info->handle);
+
+				if (req)	/* its socket goes too */
+					req->free_fn(req);
+				cm->info->handle = NULL;
+				fi_freeinfo_1_3(cm->info);
+			}
+		}
+		/* acq_rel, under q->lock: as pl_eq_pop_locked */
+		pl_fetch_sub_acq_rel(&q->count, 1);
+		free(e->err_data);
+		free(e);
+		n++;
+	}
+	return n;
+}
+
+size_t pl_eq_purge_fid(struct fid_eq *eq, fid_t fid)
+{
+	struct pl_eq *q;
+	size_t n;
+
+	if (!pl_eq_waitable(eq) || !fid)
+		return 0;
+	q = PL_EQ(eq);
+	pthread_mutex_lock(&q->lock);
+	n = pl_eq_purge_list(q, &q->ev, fid, false);
+	n += pl_eq_purge_list(q, &q->err, fid, true);
+	pthread_mutex_unlock(&q->lock);
+	return n;
 }

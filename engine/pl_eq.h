@@ -44,6 +44,10 @@ ssize_t pl_eq_write_event(struct fid_eq *eq, uint32_t event,
 ssize_t pl_eq_write_error(struct fid_eq *eq, fid_t fid, void *context,
 			  uint64_t data, int err, int prov_errno,
 			  void *err_data, size_t err_data_size);
+/* An object is being closed: drop every queued event and error entry
+ * that names fid (fi_eq(3) readers must never see a closed fid; a
+ * CONNREQ's fi_info goes with its entry). Returns how many. Any thread. */
+size_t pl_eq_purge_fid(struct fid_eq *eq, fid_t fid);
 void pl_eq_ref(struct fid_eq *eq);
 void pl_eq_unref(struct fid_eq *eq);
 struct pl_waitable;

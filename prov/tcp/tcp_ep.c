@@ -15,6 +15,7 @@
 
 #include "pl_cm.h"
 #include "pl_compiler.h"
+#include "pl_eq.h"
 #include "pl_fid_nosys.h"
 #include "tcp_ep.h"
 #include "tcp_params.h"
@@ -90,6 +91,14 @@ int tcp_ep_go_connected(struct tcp_ep *ep)
 	if (ret)
 		return ret;
 	ep->in_data_set = true;
+	/* The CM context watches for the peer's hang-up too, so that
+	 * FI_SHUTDOWN reaches an application that only reads its EQ
+	 * (control progress is automatic). One-shot: a closed stream stays
+	 * readable, and one report is all it takes. */
+	if (pl_load_acquire(&ep->fab->cm_started) &&
+	    !tcp_sockset_add(&ep->fab->cm_set, ep->fd, &ep->cm_ev,
+			     EPOLLRDHUP | EPOLLONESHOT))
+		ep->in_cm_set = true;
 	/* a manual-progress domain is driven by its reader; an auto one's
 	 * thread may sleep on the set, which the new fd now wakes */
 	pl_progress_ctx_kick(ep->dom->base.ctx);
@@ -115,8 +124,10 @@ void tcp_ep_fail(struct tcp_ep *ep, int err, bool notify)
 	tcp_ep_rx_fail_all(ep, code);
 	if (ep->srx)
 		tcp_srx_forget(ep->srx, ep);
-	if (notify && ep->base.eq && !ep->closing)
+	if (notify && ep->base.eq && !ep->closing && !ep->shutdown_reported) {
+		ep->shutdown_reported = true;
 		(void)pl_cm_write_shutdown(ep->base.eq, &ep->base.ep_fid.fid);
+	}
 }
 
 static int tcp_ep_close(struct fid *fid)
@@ -138,6 +149,10 @@ static int tcp_ep_close(struct fid *fid)
 		pl_progress_ctx_sync(ep->fab->cm_ctx);
 	if (ep->fd >= 0)
 		close(ep->fd);
+	/* nothing writes events for it any more: readers must not meet
+	 * its fid after this (fi_eq(3)) */
+	if (ep->base.eq)
+		(void)pl_eq_purge_fid(ep->base.eq, &ep->base.ep_fid.fid);
 	if (ep->srx)
 		tcp_srx_unref(ep->srx);
 	tcp_ep_tx_fini(ep);

@@ -141,6 +141,7 @@ struct tcp_ep {
 	bool in_cm_set, in_data_set;
 	uint32_t events;		/* current data-set interest */
 	bool closing;
+	bool shutdown_reported;		/* FI_SHUTDOWN written once */
 	int family;			/* open only: AF_INET or AF_INET6 */
 	struct sockaddr_storage src_addr; /* fi_setname / info->src_addr */
 	bool has_src;
@@ -173,6 +174,8 @@ struct tcp_ep {
 	size_t unexp_bytes, unexp_max;
 	uint8_t *stage;			/* staging buffer */
 	size_t stage_cap, stage_head, stage_tail;
+	bool rx_short;			/* the last fill of this pass drained
+					 * the socket */
 	bool stalled_on_reply;		/* a READ_REQ waits for a reply slot */
 	struct tcp_ep *srx_next;	/* on the srx's list of stalled eps */
 	bool on_srx_list;		/* under srx->lock */

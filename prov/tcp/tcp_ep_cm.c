@@ -97,10 +97,30 @@ static int tcp_ep_cm_read_resp(struct tcp_ep *ep)
 	}
 }
 
+/* The CM context saw a connected peer hang up (or the socket fail):
+ * read what the stream still holds, which ends in the end of stream and
+ * tcp_ep_fail's FI_SHUTDOWN. When a message waits for a receive the
+ * stream cannot be read to its end yet: FI_SHUTDOWN goes out now, and
+ * the data path delivers the rest as receives are posted. */
+static void tcp_ep_cm_hangup(struct tcp_ep *ep)
+{
+	(void)tcp_ep_rx_progress(ep, 1u << 20);
+	if (ep->state != TCP_EP_CONNECTED || ep->shutdown_reported ||
+	    !ep->base.eq || ep->closing)
+		return;
+	ep->shutdown_reported = true;
+	(void)pl_cm_write_shutdown(ep->base.eq, &ep->base.ep_fid.fid);
+}
+
 static void tcp_ep_cm_progress(struct tcp_ep *ep, uint32_t events)
 {
 	int err = 0, ret;
 	socklen_t sl = sizeof(err);
+
+	if (ep->state == TCP_EP_CONNECTED) {
+		tcp_ep_cm_hangup(ep);
+		return;
+	}
 
 	if (ep->state == TCP_EP_CONNECTING) {
 		if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP)))

@@ -144,11 +144,18 @@ static ssize_t tcp_rx_fill(struct tcp_ep *ep)
 		ep->stage_head = ep->stage_tail = 0;
 	if (ep->stage_tail == ep->stage_cap)
 		return 0;	/* full: consumers first */
+	if (ep->rx_short)
+		return 0;	/* the socket was drained in this pass */
 	do {
 		n = recv(ep->fd, ep->stage + ep->stage_tail,
 			 ep->stage_cap - ep->stage_tail, MSG_DONTWAIT);
 	} while (n < 0 && errno == EINTR);
 	if (n > 0) {
+		/* fewer bytes than room: the socket is empty now, so the
+		 * next fill of this pass would only return EAGAIN (a wrong
+		 * guess costs a pass: the socket stays readable) */
+		if ((size_t)n < ep->stage_cap - ep->stage_tail)
+			ep->rx_short = true;
 		ep->stage_tail += (size_t)n;
 		return n;
 	}
@@ -553,7 +560,8 @@ static void tcp_rx_finish(struct tcp_ep *ep)
 		}
 		tcp_ep_rx_complete(ep, rx, flags, rs->placed, rs->buf,
 				   rs->hdr.data, rs->hdr.tag_addr, rs->status,
-				   rs->status ? rs->drain + 0 : 0);
+				   rs->status ? (size_t)rs->hdr.size -
+						rs->placed : 0);
 		if (rs->hdr.flags & TCP_F_ACK_REQ)
 			(void)tcp_ep_reply(ep, TCP_OP_ACK, rs->hdr.id, 0, NULL,
 					   0);
@@ -634,6 +642,7 @@ int tcp_ep_rx_progress(struct tcp_ep *ep, unsigned budget)
 	unsigned done = 0;
 	int ret;
 
+	ep->rx_short = false;
 	while (ep->state == TCP_EP_CONNECTED && done < budget) {
 		switch (rs->phase) {
 		case TCP_RX_STALLED:
@@ -681,6 +690,7 @@ void tcp_ep_rx_resume(struct tcp_ep *ep)
 
 	if (rs->phase != TCP_RX_STALLED || ep->state != TCP_EP_CONNECTED)
 		return;
+	ep->rx_short = false;
 	rs->phase = TCP_RX_PAYLOAD;
 	if (tcp_rx_dispatch(ep) <= 0)
 		return;		/* still stalled, or failed */

@@ -32,6 +32,7 @@
 
 #include "pl_cm.h"
 #include "pl_compiler.h"
+#include "pl_eq.h"
 #include "pl_fid_nosys.h"
 #include "pl_info.h"
 #include "tcp_ep.h"
@@ -369,6 +370,9 @@ static int tcp_pep_close(struct fid *fid)
 		close(pep->fd);
 	if (pep->timer_fd >= 0)
 		close(pep->timer_fd);
+	/* unread requests of this listener go, with their sockets */
+	if (pep->base.eq)
+		(void)pl_eq_purge_fid(pep->base.eq, &pep->base.pep_fid.fid);
 	pl_pep_fini(&pep->base);
 	tcp_fabric_child_put(pep->fab);
 	pthread_mutex_destroy(&pep->lock);

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Build the tcp wire-parser fuzz targets with clang's libFuzzer (plus
+# ASan and UBSan) and run each for SECONDS (default 60), starting from the
+# committed seed corpus. New inputs go to a scratch corpus, never into
+# the committed one; a crash leaves its input under OUT/artifacts/ and
+# makes the script exit 1.
+#
+#   tests/fuzz/run_fuzz.sh [SECONDS] [OUT]       # CI: 60 s per target
+#   tests/fuzz/run_fuzz.sh 3600 /tmp/fuzz-long   # a long run, an hour each
+#
+# Replay a crash (or the corpus) without libFuzzer: build/tests/fuzz/
+# fuzz_replay_<target> FILE_OR_DIR... (meson test fuzz_<target>_replay
+# replays the seeds). Targets: tcp_hdr (tcp_proto_check_hdr), tcp_cm
+# (tcp_proto_check_cm).
+set -euo pipefail
+
+secs=${1:-60}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+out=${2:-$(mktemp -d /tmp/propel-fuzz.XXXXXX)}
+cc=${CLANG:-clang}
+targets=(tcp_hdr tcp_cm)
+mkdir -p "$out/artifacts"
+
+if ! command -v "$cc" >/dev/null; then
+	echo "run_fuzz.sh: $cc not found (set CLANG=...)" >&2
+	exit 77
+fi
+if ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
+	"$cc" -x c -fsanitize=fuzzer - -o "$out/probe" 2>/dev/null; then
+	echo "run_fuzz.sh: $cc cannot link -fsanitize=fuzzer" >&2
+	exit 77
+fi
+
+status=0
+for t in "${targets[@]}"; do
+	"$cc" -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -D_GNU_SOURCE \
+		-I "$src/include" -I "$src/prov/tcp" \
+		"$src/tests/fuzz/fuzz_$t.c" "$src/prov/tcp/tcp_proto.c" \
+		-o "$out/fuzz_$t"
+	mkdir -p "$out/corpus/$t"
+	echo "== fuzz_$t: $secs s"
+	if ! "$out/fuzz_$t" -max_total_time="$secs" -error_exitcode=1 \
+		-print_final_stats=1 -artifact_prefix="$out/artifacts/$t-" \
+		"$out/corpus/$t" "$src/tests/fuzz/corpus/$t" \
+		2>"$out/fuzz_$t.log"; then
+		echo "fuzz_$t FAILED: see $out/fuzz_$t.log and $out/artifacts/"
+		tail -30 "$out/fuzz_$t.log"
+		status=1
+	else
+		grep -E '^stat::(number_of_executed_units|new_units_added)' \
+			"$out/fuzz_$t.log" || true
+		tail -1 "$out/fuzz_$t.log"
+	fi
+done
+exit $status
