@@ -210,6 +210,16 @@ static struct fi_info *tcp_info_one(const struct tcp_info_req *r,
 	if (hints && hints->domain_attr) {
 		if (hints->domain_attr->data_progress == FI_PROGRESS_AUTO)
 			info->domain_attr->data_progress = FI_PROGRESS_AUTO;
+		/* default operation flags the application asks for
+		 * (fi_getinfo(3)) and the endpoint honours */
+		if (hints->rx_attr)
+			info->rx_attr->op_flags = hints->rx_attr->op_flags &
+				(FI_MULTI_RECV | FI_COMPLETION);
+		if (hints->tx_attr)
+			info->tx_attr->op_flags = hints->tx_attr->op_flags &
+				(FI_INJECT | FI_COMPLETION |
+				 FI_INJECT_COMPLETE | FI_TRANSMIT_COMPLETE |
+				 FI_DELIVERY_COMPLETE);
 		/* connection management progresses on its own either way;
 		 * an application that says it will drive it is told so */
 		if (hints->domain_attr->control_progress ==

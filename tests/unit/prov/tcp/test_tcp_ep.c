@@ -229,6 +229,16 @@ int tt_scn_cm(void)
 #define STORM_FD_SLACK 2
 #define STORM_RSS_SLACK (2ll << 20)
 
+/* AddressSanitizer keeps freed memory in quarantine (256 MiB by default),
+ * so RSS grows with every cycle whatever the code does: under it the
+ * storm checks descriptors only, and LeakSanitizer checks memory at
+ * exit. */
+#if defined(__SANITIZE_ADDRESS__)
+#define STORM_CHECK_RSS 0
+#else
+#define STORM_CHECK_RSS 1
+#endif
+
 /* The side that shuts down in cycle i; the other waits FI_SHUTDOWN. */
 #define STORM_SERVER_SHUTS(i) ((i) % 2 == 0)
 
@@ -365,8 +375,12 @@ int tt_scn_storm(void)
 	       cfds[1], crss[0] >> 10, crss[1] >> 10);
 	TT_CHECK(fds[1] <= fds[0] + STORM_FD_SLACK);
 	TT_CHECK(cfds[1] <= cfds[0] + STORM_FD_SLACK);
-	TT_CHECK(rss[1] <= rss[0] + STORM_RSS_SLACK);
-	TT_CHECK(crss[1] <= crss[0] + STORM_RSS_SLACK);
+	if (STORM_CHECK_RSS) {
+		TT_CHECK(rss[1] <= rss[0] + STORM_RSS_SLACK);
+		TT_CHECK(crss[1] <= crss[0] + STORM_RSS_SLACK);
+	} else {
+		printf("RSS not checked under AddressSanitizer (quarantine)\n");
+	}
 	tt_close(&s);
 	return 0;
 }
