@@ -64,9 +64,12 @@ run_pair() {
 	local name=$1 port rc_s rc_c side loaded fail=0
 	shift
 	port=$(free_port)
-	LD_LIBRARY_PATH="$PROPEL_LIBDIR" LD_DEBUG=files \
+	# the variables are set inside the namespace (env), so that ip(8)
+	# itself neither loads propel nor the sanitizer preload
+	"${srv_ns[@]}" env LD_PRELOAD="${PROPEL_CLIENT_PRELOAD:-}" \
+		LD_LIBRARY_PATH="$PROPEL_LIBDIR" LD_DEBUG=files \
 		LD_DEBUG_OUTPUT="$tmp/$name.server.ld" \
-		"${srv_ns[@]}" timeout 600 "$pp" -p tcp -e msg -B "$port" "$@" \
+		timeout 600 "$pp" -p tcp -e msg -B "$port" "$@" \
 		>"$tmp/$name.server" 2>&1 &
 	srv_pid=$!
 	if ! wait_listen "$port"; then
@@ -74,9 +77,10 @@ run_pair() {
 		cat "$tmp/$name.server"
 		return 1
 	fi
-	LD_LIBRARY_PATH="$PROPEL_LIBDIR" LD_DEBUG=files \
+	"${cli_ns[@]}" env LD_PRELOAD="${PROPEL_CLIENT_PRELOAD:-}" \
+		LD_LIBRARY_PATH="$PROPEL_LIBDIR" LD_DEBUG=files \
 		LD_DEBUG_OUTPUT="$tmp/$name.client.ld" \
-		"${cli_ns[@]}" timeout 600 "$pp" -p tcp -e msg -P "$port" "$@" \
+		timeout 600 "$pp" -p tcp -e msg -P "$port" "$@" \
 		"$dest" >"$tmp/$name.client" 2>&1
 	rc_c=$?
 	wait "$srv_pid"
