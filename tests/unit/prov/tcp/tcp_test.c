@@ -25,15 +25,19 @@ static int tt_child_status;
 static void tt_on_child(int sig)
 {
 	char msg[160];
-	int st, n;
+	int st, n, saved = errno;	/* the interrupted code's errno */
 
 	(void)sig;
-	if (tt_child <= 0 || waitpid(tt_child, &st, WNOHANG) != tt_child)
+	if (tt_child <= 0 || waitpid(tt_child, &st, WNOHANG) != tt_child) {
+		errno = saved;
 		return;
+	}
 	tt_child_status = st;
 	tt_child_reaped = 1;
-	if (tt_child_may_die || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+	if (tt_child_may_die || (WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+		errno = saved;
 		return;
+	}
 	n = snprintf(msg, sizeof(msg), "the client (pid %d) failed (status "
 		     "%#x) while the server was in phase '%s'\n",
 		     (int)tt_child, st, tt_phase);
@@ -243,6 +247,8 @@ static void tt_open_cqs(struct tt_side *t)
 		TT_EQ(fi_cntr_open(t->domain, &na, &t->txcntr, NULL), 0);
 		TT_EQ(fi_cntr_open(t->domain, &na, &t->rxcntr, NULL), 0);
 	}
+	if (t->opts.remote_cntr)
+		TT_EQ(fi_cntr_open(t->domain, &na, &t->rwcntr, NULL), 0);
 }
 
 static void tt_open_eq(struct tt_side *t)
@@ -262,6 +268,8 @@ static void tt_ep_setup(struct tt_side *t)
 		TT_EQ(fi_ep_bind(t->ep, &t->txcntr->fid, FI_SEND), 0);
 		TT_EQ(fi_ep_bind(t->ep, &t->rxcntr->fid, FI_RECV), 0);
 	}
+	if (t->rwcntr)
+		TT_EQ(fi_ep_bind(t->ep, &t->rwcntr->fid, FI_REMOTE_WRITE), 0);
 	TT_EQ(fi_enable(t->ep), 0);
 	if (t->opts.min_multi_recv) {
 		size_t v = t->opts.min_multi_recv;
@@ -526,6 +534,7 @@ void tt_close(struct tt_side *t)
 	tt_close_fid((struct fid **)&t->pep);
 	tt_close_fid((struct fid **)&t->txcntr);
 	tt_close_fid((struct fid **)&t->rxcntr);
+	tt_close_fid((struct fid **)&t->rwcntr);
 	tt_close_fid((struct fid **)&t->txcq);
 	tt_close_fid((struct fid **)&t->rxcq);
 	tt_close_fid((struct fid **)&t->domain);

@@ -104,6 +104,7 @@ struct tt_opts {
 	enum fi_wait_obj rx_wait;	/* rx CQ's wait object */
 	enum fi_wait_obj tx_wait;	/* tx CQ's wait object */
 	bool cntrs;			/* bind FI_SEND / FI_RECV counters */
+	bool remote_cntr;		/* bind an FI_REMOTE_WRITE counter */
 	size_t min_multi_recv;		/* 0: leave the default */
 };
 
@@ -119,6 +120,7 @@ struct tt_side {
 	struct fid_ep *ep;
 	struct fid_cq *txcq, *rxcq;
 	struct fid_cntr *txcntr, *rxcntr;
+	struct fid_cntr *rwcntr;	/* opts.remote_cntr */
 	int port;			/* server: listening port */
 };
 

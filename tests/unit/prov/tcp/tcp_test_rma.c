@@ -274,7 +274,8 @@ int tt_scn_rma(void)
 
 static void auto_client(void *arg)
 {
-	struct tt_opts o = { .data_progress = FI_PROGRESS_AUTO };
+	struct tt_opts o = { .data_progress = FI_PROGRESS_AUTO,
+			     .remote_cntr = true };
 	struct fid_mr *mr;
 	struct tt_side c;
 	uint8_t *mem = malloc(A_LEN);
@@ -297,6 +298,11 @@ static void auto_client(void *arg)
 	tt_watch("auto target: asleep", TT_WATCHDOG_S);
 	while (!atomic_load(&tt_board->val[V_DONE]))
 		usleep(1000);
+	/* the server's write completed: its remote-write count is here
+	 * already (the counter is read only now, and only to order this
+	 * thread's reads after the progress thread's stores: the write
+	 * went through another process, which no tool can see) */
+	TT_CHECK(fi_cntr_read(c.rwcntr) >= 1);
 	atomic_store(&tt_board->val[V_RESULT],
 		     tt_verify(mem, A_LEN, 31) == -1 ? 1 : 2);
 	tt_watch("auto target: close", TT_WATCHDOG_S);
