@@ -5,7 +5,8 @@
 # every size with data checks (-S all -c), then 20,000 iterations of a
 # small message (connection set-up lands in fi_pingpong's timed loop, so
 # many iterations). Mode "lo": both sides in one namespace over loopback;
-# mode "netns": server and client in two namespaces joined by a veth pair
+# mode "lo6": the same over ::1 (fi_pingpong -6, every size only); mode
+# "netns": server and client in two namespaces joined by a veth pair
 # (netns_lib.sh). The loader's trace (LD_DEBUG=files) proves that each
 # side initialized propel's libfabric.so.1.
 set -uo pipefail
@@ -30,7 +31,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-srv_ns=() cli_ns=() dest=127.0.0.1
+srv_ns=() cli_ns=() dest=127.0.0.1 v6=()
+if [ "$mode" = lo6 ]; then
+	dest=::1
+	v6=(-6)
+fi
 if [ "$mode" = netns ]; then
 	netns_setup
 	rc=$?
@@ -69,7 +74,7 @@ run_pair() {
 	"${srv_ns[@]}" env LD_PRELOAD="${PROPEL_CLIENT_PRELOAD:-}" \
 		LD_LIBRARY_PATH="$PROPEL_LIBDIR" LD_DEBUG=files \
 		LD_DEBUG_OUTPUT="$tmp/$name.server.ld" \
-		timeout 600 "$pp" -p tcp -e msg -B "$port" "$@" \
+		timeout 600 "$pp" -p tcp -e msg "${v6[@]}" -B "$port" "$@" \
 		>"$tmp/$name.server" 2>&1 &
 	srv_pid=$!
 	if ! wait_listen "$port"; then
@@ -80,7 +85,7 @@ run_pair() {
 	"${cli_ns[@]}" env LD_PRELOAD="${PROPEL_CLIENT_PRELOAD:-}" \
 		LD_LIBRARY_PATH="$PROPEL_LIBDIR" LD_DEBUG=files \
 		LD_DEBUG_OUTPUT="$tmp/$name.client.ld" \
-		timeout 600 "$pp" -p tcp -e msg -P "$port" "$@" \
+		timeout 600 "$pp" -p tcp -e msg "${v6[@]}" -P "$port" "$@" \
 		"$dest" >"$tmp/$name.client" 2>&1
 	rc_c=$?
 	wait "$srv_pid"
@@ -114,6 +119,10 @@ for sz in 1 64 1k 4k 64k 1m 4m 6m; do
 	fi
 done
 cat "$tmp/all.client"
+if [ "$mode" = lo6 ]; then
+	echo "PASS: Debian fi_pingpong -p tcp -e msg -6 ran on propel over ::1"
+	exit 0
+fi
 run_pair small -I "$iters_small" -S 8 -c || exit 1
 grep -q "^8 " "$tmp/small.client" || { cat "$tmp/small.client"; exit 1; }
 cat "$tmp/small.client"
