@@ -21,6 +21,9 @@
  * it: FI_MR_PROV_KEY (fi_mr_key) or keys we choose, FI_MR_VIRT_ADDR
  * (virtual addresses) or offsets from the region's start.
  */
+#include <stdio.h>
+#include <time.h>
+#include <dirent.h>
 #include <string.h>
 
 #include "tcp_test.h"
@@ -312,6 +315,64 @@ static void auto_client(void *arg)
 	free(mem);
 }
 
+/* CPU time of every thread of pid, in ns (schedstat's first field). */
+static uint64_t auto_cpu_ns(pid_t pid)
+{
+	char path[300];
+	struct dirent *de;
+	uint64_t sum = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	TT_CHECK(d);
+	while ((de = readdir(d))) {
+		unsigned long long run = 0;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/schedstat",
+			 (int)pid, de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;	/* a thread gone meanwhile */
+		if (fscanf(f, "%llu", &run) == 1)
+			sum += run;
+		fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
+static uint64_t auto_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The connected target, with its domain's progress thread and the
+ * fabric's CM thread, idle for 2 s: a thread that spins instead of
+ * sleeping in epoll uses about a whole core; sleeping ones, next to
+ * nothing. Fails at 10% of one core (a bound no sleeper reaches, even
+ * on a loaded machine, and every spinner does). */
+static void auto_idle_check(pid_t pid)
+{
+	uint64_t c0, c1, w0, w1;
+
+	usleep(100000);
+	c0 = auto_cpu_ns(pid);
+	w0 = auto_now_ns();
+	usleep(2000000);
+	c1 = auto_cpu_ns(pid);
+	w1 = auto_now_ns();
+	printf("idle target (auto progress, connected): %.2f%% of one core\n",
+	       100.0 * (double)(c1 - c0) / (double)(w1 - w0));
+	TT_CHECK((c1 - c0) * 10 < w1 - w0);
+}
+
 int tt_scn_auto(void)
 {
 	struct tt_opts o = { 0 };
@@ -331,6 +392,8 @@ int tt_scn_auto(void)
 		usleep(100);
 	key = tt_board->val[V_KEY_A];
 	addr = tt_board->val[V_ADDR_A];
+	tt_watch("auto server: idle CPU of the target", TT_WATCHDOG_S);
+	auto_idle_check(tt_child);
 
 	tt_watch("auto server: read 1 MiB from a sleeping target",
 		 TT_WATCHDOG_S);
