@@ -199,12 +199,15 @@ static void tcp_pep_raise(struct tcp_pep *pep, struct tcp_connreq *req)
 	info->handle = &req->base.fid;
 	ret = pl_cm_write_connreq(pep->base.eq, &pep->base.pep_fid.fid, info,
 				  req->data, req->hdr.data_len);
-	if (ret)
-		goto err;	/* info already freed with the event */
+	if (ret) {
+		/* info went with the failed event (pl_cm.h); the request
+		 * is refused by closing its socket */
+		TCP_LOG_WARN(FI_LOG_EP_CTRL, "connection request dropped: "
+			     "the EQ refused FI_CONNREQ (%d)\n", ret);
+		tcp_connreq_free(&req->base);
+	}
 	return;
 err:
-	if (info && !info->handle)
-		fi_freeinfo_1_3(info);
 	tcp_connreq_free(&req->base);
 }
 
