@@ -14,6 +14,7 @@
 
 #include "pl_hints_caps.h"
 #include "pl_hints_match.h"
+#include "pl_hints_opflags.h"
 #include "pl_log.h"
 
 static const char *pl_hints_match_who(const struct fi_info *info)
@@ -374,6 +375,7 @@ int pl_hints_match(uint32_t version, const struct fi_info *hints,
 	     pl_hints_match_domain(hints->domain_attr, info)) ||
 	    (hints->tx_attr && pl_hints_match_tx(hints->tx_attr, info)) ||
 	    (hints->rx_attr && pl_hints_match_rx(hints->rx_attr, info)) ||
+	    pl_hints_opflags_match(hints, info) ||
 	    pl_hints_match_caps(hints, info) ||
 	    pl_hints_match_modes(version, hints, info))
 		return -FI_ENODATA;

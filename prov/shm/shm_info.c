@@ -53,7 +53,10 @@ static void shm_info_attrs(struct fi_info *info)
 	info->tx_attr->caps = SHM_TX_CAPS;
 	info->tx_attr->msg_order = FI_ORDER_SAS;
 	info->tx_attr->comp_order = FI_ORDER_NONE;
-	info->tx_attr->op_flags = FI_TRANSMIT_COMPLETE;
+	/* defaults: none, as the reference reports; fi_getinfo puts the
+	 * ones the hints ask for here (engine/pl_hints_opflags.c) */
+	info->tx_attr->op_flags = 0;
+	info->rx_attr->op_flags = 0;
 	info->tx_attr->inject_size = SHM_INJECT_SIZE;
 	info->tx_attr->size = p->tx_size;
 	info->tx_attr->iov_limit = SHM_IOV_LIMIT;

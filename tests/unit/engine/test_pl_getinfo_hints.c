@@ -386,6 +386,53 @@ static void test_tag_format_must_fit_and_is_echoed(void **state)
 	fi_freeinfo(h);
 }
 
+/* Default op_flags asked for in the hints come back as the endpoint's
+ * defaults where the provider can serve them, and refuse it where not
+ * (A: multi-recv and inject 64; B: neither). */
+static void test_op_flags_from_hints(void **state)
+{
+	struct fi_info *h = gi_hints(NULL), *info, *a;
+
+	assert_int_equal(survivors(h, &info), 3);
+	assert_int_equal(gi_find(info, "testprov", FI_EP_MSG)->rx_attr->op_flags,
+			 0);
+	fi_freeinfo(info);
+
+	h->rx_attr->op_flags = FI_MULTI_RECV;
+	assert_int_equal(survivors(h, &info), 1);
+	a = gi_find(info, "testprov", FI_EP_MSG);
+	assert_non_null(a);
+	assert_int_equal(a->rx_attr->op_flags, FI_MULTI_RECV);
+	fi_freeinfo(info);
+	h->rx_attr->op_flags = 0;
+
+	/* the pair inherits A's inject size; B has none */
+	h->tx_attr->op_flags = FI_INJECT | FI_COMPLETION;
+	assert_int_equal(survivors(h, &info), 2);
+	assert_null(gi_find(info, "testprov", FI_EP_RDM));
+	for (a = info; a; a = a->next)
+		assert_int_equal(a->tx_attr->op_flags,
+				 FI_INJECT | FI_COMPLETION);
+	fi_freeinfo(info);
+
+	h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+	assert_int_equal(survivors(h, &info), 3);
+	for (a = info; a; a = a->next)
+		assert_int_equal(a->tx_attr->op_flags, FI_DELIVERY_COMPLETE);
+	fi_freeinfo(info);
+
+	/* not defaults at all, or not of that direction */
+	h->tx_attr->op_flags = FI_MULTI_RECV;
+	assert_int_equal(count_and_free(h), 0);
+	h->tx_attr->op_flags = 0;
+	h->rx_attr->op_flags = FI_INJECT;
+	assert_int_equal(count_and_free(h), 0);
+	h->rx_attr->op_flags = 0;
+	h->tx_attr->op_flags = FI_COMMIT_COMPLETE;	/* no FI_RMA_PMEM */
+	assert_int_equal(count_and_free(h), 0);
+	fi_freeinfo(h);
+}
+
 static void test_passive_endpoint_handle_is_returned(void **state)
 {
 	struct fi_info *h = gi_hints("testprov"), *info;
@@ -426,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_message_and_completion_order),
 		cmocka_unit_test(test_tag_format_must_fit_and_is_echoed),
 		cmocka_unit_test(test_passive_endpoint_handle_is_returned),
+		cmocka_unit_test(test_op_flags_from_hints),
 	};
 
 	return cmocka_run_group_tests(tests, gi_setup, NULL);
