@@ -11,6 +11,7 @@
 #include <rdma/fi_eq.h>
 
 #include "pl_domain.h"
+#include "pl_hints_caps.h"
 #include "pl_eq.h"
 #include "pl_progress.h"
 
@@ -81,7 +82,7 @@ int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
 {
 	const struct fi_domain_attr *da;
 	enum fi_threading th;
-	int mr_mode, ret;
+	int mr_mode, need, ret;
 
 	if (!dom || !info || !info->domain_attr)
 		return -FI_EINVAL;
@@ -94,9 +95,14 @@ int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
 	default:
 		return -FI_EINVAL;
 	}
-	mr_mode = pl_domain_mr_mode(da->mr_mode, prov_mr_mode, api_version);
+	/* Only what the granted capabilities need is required of the
+	 * application (pl_hints_caps_mr_need); for the rest, which it never
+	 * sees at work, the domain keeps the provider's own choice. */
+	need = pl_hints_caps_mr_need(prov_mr_mode, info->caps);
+	mr_mode = pl_domain_mr_mode(da->mr_mode, need, api_version);
 	if (mr_mode < 0)
 		return mr_mode;
+	mr_mode |= pl_hints_caps_mr_need(prov_mr_mode, 0) & ~need;
 
 	memset(dom, 0, sizeof(*dom));
 	ret = pl_progress_ctx_open(da->data_progress, th, NULL, &dom->ctx);

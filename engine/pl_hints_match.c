@@ -147,7 +147,11 @@ static int pl_hints_match_modes(uint32_t version, const struct fi_info *hints,
 	if (hints->domain_attr)
 		dom_ok |= hints->domain_attr->mode;
 
-	if (pl_hints_caps_mr_mode(version, hints, info->domain_attr->mr_mode,
+	/* info->caps is already what the application is granted
+	 * (pl_hints_match_caps runs first) */
+	if (pl_hints_caps_mr_mode(version, hints,
+				  pl_hints_caps_mr_need(info->domain_attr->mr_mode,
+							info->caps),
 				  &mr_mode, &info->mode))
 		PL_REFUSE(info, "mr_mode %#x cannot serve the requested %#x\n",
 			  info->domain_attr->mr_mode,

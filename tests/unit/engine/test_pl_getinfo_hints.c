@@ -301,13 +301,40 @@ static void test_mr_mode_bits(void **state)
 
 	h->domain_attr->mr_mode = 0;		/* A needs FI_MR_LOCAL */
 	assert_int_equal(count_and_free(h), 2);
-	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR;
+	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_PROV_KEY |
+				  FI_MR_VIRT_ADDR;
 	assert_int_equal(survivors(h, &info), 3);
 	a = gi_find(info, "testprov", FI_EP_MSG);
-	assert_int_equal(a->domain_attr->mr_mode, FI_MR_LOCAL);
+	assert_int_equal(a->domain_attr->mr_mode,
+			 FI_MR_LOCAL | FI_MR_PROV_KEY);
 	fi_freeinfo(info);
 	h->domain_attr->mr_mode = FI_MR_BASIC | FI_MR_LOCAL;	/* mixed */
 	assert_int_equal(count_and_free(h), 0);
+	fi_freeinfo(h);
+}
+
+/* A needs FI_MR_PROV_KEY for its RMA: a client granted no RMA or
+ * atomics is not asked for it (nor for any other RMA-target bit), one
+ * granted FI_RMA is. */
+static void test_mr_rma_target_bits_only_for_rma(void **state)
+{
+	struct fi_info *h = gi_hints(NULL), *info, *a;
+
+	h->domain_attr->mr_mode = FI_MR_LOCAL;
+	assert_int_equal(count_and_free(h), 2);	/* caps 0: A's RMA too */
+	h->caps = FI_MSG;
+	assert_int_equal(survivors(h, &info), 3);
+	a = gi_find(info, "testprov", FI_EP_MSG);
+	assert_non_null(a);
+	assert_int_equal(a->domain_attr->mr_mode, FI_MR_LOCAL);
+	fi_freeinfo(info);
+	h->caps = FI_MSG | FI_RMA;
+	assert_int_equal(count_and_free(h), 0);	/* only A has RMA */
+	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_PROV_KEY;
+	assert_int_equal(survivors(h, &info), 1);
+	assert_int_equal(info->domain_attr->mr_mode,
+			 FI_MR_LOCAL | FI_MR_PROV_KEY);
+	fi_freeinfo(info);
 	fi_freeinfo(h);
 }
 
@@ -468,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_progress_and_resource_management),
 		cmocka_unit_test(test_av_type),
 		cmocka_unit_test(test_mr_mode_bits),
+		cmocka_unit_test(test_mr_rma_target_bits_only_for_rma),
 		cmocka_unit_test(test_mr_basic_with_local_mr_mode),
 		cmocka_unit_test(test_api_before_1_5_gets_legacy_mr_mode),
 		cmocka_unit_test(test_message_and_completion_order),

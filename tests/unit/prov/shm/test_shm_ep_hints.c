@@ -9,6 +9,10 @@
  *              takes five messages back to back
  *   inject     tx op_flags FI_INJECT in the hints: reported, and plain
  *              fi_send injects (beyond inject_size it is -FI_EINVAL)
+ *   mrmode0    a tagged-only client with mr_mode 0 is served, and its
+ *              messages flow
+ *   mrlocal    a messages-only client with FI_MR_LOCAL | FI_MR_ALLOCATED
+ *              (fi_unexpected_msg's) is served; its local descriptors work
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -112,9 +116,68 @@ static void t_inject(void)
 	cep_close(&b);
 }
 
+static void t_mrmode0(void)
+{
+	struct fi_info *h = hints_new(FI_TAGGED, 0);
+	struct fi_cq_tagged_entry e;
+	uint64_t out = 42, in = 0;
+	struct cep a, b;
+	fi_addr_t ab;
+
+	open_with(h);
+	SHM_CHECK(C.info->domain_attr->mr_mode == 0);
+	SHM_CHECK(!(C.info->caps & (FI_RMA | FI_ATOMIC)));
+	open2(&a, &b, NULL, NULL, &ab, NULL);
+	SHM_CHECK(fi_trecv(b.ep, &in, sizeof(in), NULL, FI_ADDR_UNSPEC, 7, 0,
+			   &in) == 0);
+	SHM_CHECK(CONF_RETRY(a.tcq, fi_tsend(a.ep, &out, sizeof(out), NULL,
+					     ab, 7, &out)) == 0);
+	conf_wait(a.tcq, &e);
+	conf_wait(b.rcq, &e);
+	SHM_CHECK(e.tag == 7 && in == 42);
+	cep_close(&a);
+	cep_close(&b);
+}
+
+/* fi_unexpected_msg's registration modes, messages only */
+static void t_mrlocal(void)
+{
+	struct fi_info *h = hints_new(FI_MSG, FI_MR_LOCAL | FI_MR_ALLOCATED);
+	struct fi_cq_tagged_entry e;
+	char out[32], in[32];
+	struct fid_mr *mo, *mi;
+	struct cep a, b;
+	fi_addr_t ab;
+
+	open_with(h);
+	SHM_CHECK(!(C.info->domain_attr->mr_mode &
+		    (FI_MR_VIRT_ADDR | FI_MR_PROV_KEY)));
+	open2(&a, &b, NULL, NULL, &ab, NULL);
+	/* local descriptors, the same requested key twice: the keys of a
+	 * domain without RMA are the provider's */
+	SHM_CHECK(fi_mr_reg(C.domain, out, sizeof(out), FI_SEND, 0, 1, 0,
+			    &mo, NULL) == 0);
+	SHM_CHECK(fi_mr_reg(C.domain, in, sizeof(in), FI_RECV, 0, 1, 0, &mi,
+			    NULL) == 0);
+	SHM_CHECK(fi_recv(b.ep, in, sizeof(in), fi_mr_desc(mi),
+			  FI_ADDR_UNSPEC, in) == 0);
+	memset(out, 'm', sizeof(out));
+	SHM_CHECK(CONF_RETRY(a.tcq, fi_send(a.ep, out, sizeof(out),
+					    fi_mr_desc(mo), ab, out)) == 0);
+	conf_wait(a.tcq, &e);
+	conf_wait(b.rcq, &e);
+	SHM_CHECK(e.len == sizeof(in) && in[0] == 'm' && in[31] == 'm');
+	SHM_CHECK(fi_close(&mo->fid) == 0);
+	SHM_CHECK(fi_close(&mi->fid) == 0);
+	cep_close(&a);
+	cep_close(&b);
+}
+
 static const struct conf_scenario scenarios[] = {
 	{ "multirecv", t_multirecv },
 	{ "inject", t_inject },
+	{ "mrmode0", t_mrmode0 },
+	{ "mrlocal", t_mrlocal },
 };
 
 int main(int argc, char **argv)
