@@ -24,10 +24,13 @@
 #include "pl_av_table.h"
 #include "pl_compiler.h"
 
+struct pl_domain;
+
 struct pl_av {
 	struct fid_av av_fid;
 	/* Fixed at open: */
 	struct fid_domain *domain;
+	struct pl_domain *dom;			/* counted parent, or NULL */
 	const struct pl_av_addr_ops *ops;	/* may be NULL */
 	enum fi_av_type type;			/* FI_AV_TABLE or FI_AV_MAP */
 	uint64_t flags;				/* FI_EVENT, FI_READ, ... */

@@ -13,6 +13,7 @@
 #include "pl_domain.h"
 #include "pl_hints_caps.h"
 #include "pl_eq.h"
+#include "pl_fabric_obj.h"
 #include "pl_progress.h"
 
 /* A bound EQ refuses fi_close while the domain holds it (pl_eq_ref
@@ -117,6 +118,7 @@ int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
 	dom->mr_mode = mr_mode;
 	dom->mr_iov_limit = da->mr_iov_limit ? da->mr_iov_limit : 1;
 	dom->fabric = fabric;
+	pl_fabric_obj_child_get(fabric);
 	pl_store_relaxed(&dom->children, 0);
 	pl_store_relaxed(&dom->eq, NULL);
 	pthread_mutex_lock(&pl_domain_live_lock);
@@ -150,6 +152,7 @@ int pl_domain_fini(struct pl_domain *dom)
 	pthread_mutex_unlock(&pl_domain_live_lock);
 	ret = dom->ctx ? pl_progress_ctx_close(dom->ctx) : 0;
 	dom->ctx = NULL;
+	pl_fabric_obj_child_put(dom->fabric);
 	dom->magic = 0;
 	return ret;
 }

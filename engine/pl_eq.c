@@ -8,6 +8,7 @@
  * The full synchronization table is in pl_eq.h.
  */
 #include "pl_eq.h"
+#include "pl_fabric_obj.h"
 #include "pl_waitable.h"
 #include "pl_atomic.h"
 #include "pl_fid_nosys.h"
@@ -40,6 +41,7 @@ struct pl_eq {
 	void *last_err_data;		/* under lock: kept for the app */
 	pl_atomic_u64 count;
 	pl_atomic_int refs;
+	struct fid_fabric *fabric;	/* immutable: counted parent */
 };
 
 #define PL_EQ(e) ((struct pl_eq *)(e))
@@ -321,6 +323,7 @@ static int pl_eq_close(struct fid *fid)
 		pl_eq_pop_locked(q, &q->err);
 	free(q->last_err_data);
 	pthread_mutex_destroy(&q->lock);
+	pl_fabric_obj_child_put(q->fabric);
 	free(q);
 	return 0;
 }
@@ -356,7 +359,6 @@ int pl_eq_open(struct fid_fabric *f, struct fi_eq_attr *attr,
 	struct pl_eq *q;
 	int ret;
 
-	(void)f;
 	if (!eq_p)
 		return -FI_EINVAL;
 	q = calloc(1, sizeof(*q));
@@ -373,6 +375,8 @@ int pl_eq_open(struct fid_fabric *f, struct fi_eq_attr *attr,
 	q->eq.fid.context = context;
 	q->eq.fid.ops = &pl_eq_fid_ops;
 	q->eq.ops = &pl_eq_ops;
+	q->fabric = f;
+	pl_fabric_obj_child_get(f);
 	*eq_p = &q->eq;
 	return 0;
 err_free:

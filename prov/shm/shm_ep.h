@@ -51,6 +51,7 @@
 #include <rdma/fi_tagged.h>
 
 #include "pl_av.h"
+#include "pl_fabric_obj.h"
 #include "pl_compiler.h"
 #include "pl_domain.h"
 #include "pl_ep.h"
@@ -63,7 +64,7 @@
 /* ---- fabric (shm_fabric.c) ---- */
 
 struct shm_fabric {
-	struct fid_fabric fabric_fid;
+	struct pl_fabric_obj base;	/* counts domains, EQs, wait sets */
 	uint32_t api_version;
 };
 
