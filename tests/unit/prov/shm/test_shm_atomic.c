@@ -248,6 +248,34 @@ static void ops_initiator(struct rt *r, fi_addr_t t)
 	/* now {7, -2, 9, -4}; read back with ATOMIC_READ */
 	OP_FETCH(r, t, i32, NULL, res, 4, FI_INT32, FI_ATOMIC_READ);
 	SHM_CHECK(res[0] == 7 && res[1] == -2 && res[2] == 9 && res[3] == -4);
+	/* fi_atomic(3): ATOMIC_READ ignores its source, which may be NULL
+	 * inside an iovec (as OpenSHMEM runtimes pass {NULL, 1}) */
+	{
+		struct fi_ioc src = { .addr = NULL, .count = 4 };
+		struct fi_ioc dst = { .addr = res, .count = 4 };
+		struct fi_rma_ioc rma = { .addr = base +
+			offsetof(struct op_words, i32), .count = 1,
+			.key = key };
+		struct fi_ioc src1 = { .addr = NULL, .count = 1 };
+		struct fi_ioc dst1 = { .addr = res, .count = 1 };
+		struct fi_msg_atomic msg = { .msg_iov = &src1,
+			.iov_count = 1, .addr = t, .rma_iov = &rma,
+			.rma_iov_count = 1, .datatype = FI_INT32,
+			.op = FI_ATOMIC_READ };
+
+		memset(res, 0, sizeof(res));
+		SHM_CHECK(RT_RETRY(r, fi_fetch_atomicv(r->t.ep, &src, NULL, 1,
+			&dst, NULL, 1, t, rma.addr, key, FI_INT32,
+			FI_ATOMIC_READ, NULL)) == 0);
+		SHM_CHECK(rt_tx_next(r, NULL) == 0);
+		SHM_CHECK(res[0] == 7 && res[1] == -2 && res[2] == 9 &&
+			  res[3] == -4);
+		memset(res, 0, sizeof(res));
+		SHM_CHECK(RT_RETRY(r, fi_fetch_atomicmsg(r->t.ep, &msg, &dst1,
+			NULL, 1, 0)) == 0);
+		SHM_CHECK(rt_tx_next(r, NULL) == 0);
+		SHM_CHECK(res[0] == 7 && res[1] == 0);
+	}
 
 	/* u8 wraps: {250, 1, 2, 3} + {10, 255, 0, 0} */
 	u8[0] = 10; u8[1] = 255; u8[2] = 0; u8[3] = 0;
