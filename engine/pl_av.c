@@ -140,6 +140,16 @@ uint64_t pl_av_epoch(struct fid_av *av_fid)
 	return pl_load_relaxed(&av->epoch);
 }
 
+uint64_t pl_av_insert_gen(struct fid_av *av_fid)
+{
+	struct pl_av *av = pl_av_of(av_fid);
+
+	if (av->shared)
+		return 0;	/* other processes insert: always look again */
+	/* acquire: pairs with the release store in pl_av_insert_batch */
+	return pl_load_acquire(&av->inserts);
+}
+
 /* fi_av_remove: every valid fi_addr goes; -FI_EINVAL if any was unknown,
  * stale or already removed (the others are removed all the same). */
 static int pl_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
@@ -350,6 +360,7 @@ int pl_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		       0;
 	pl_store_relaxed(&av->ref, 0);	/* not shared yet */
 	pl_store_relaxed(&av->epoch, 1);	/* not shared yet */
+	pl_store_relaxed(&av->inserts, 1);	/* not shared yet */
 	if (pthread_mutex_init(&av->lock, NULL)) {
 		ret = -FI_ENOMEM;
 		goto err_free;

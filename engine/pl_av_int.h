@@ -54,6 +54,9 @@ struct pl_av {
 	/* Removals so far, plus one (pl_av_epoch): bumped under lock by
 	 * remove, read relaxed by any data path. */
 	pl_atomic_u64 epoch;
+	/* Batches that inserted something, plus one (pl_av_insert_gen):
+	 * bumped under lock, after the entries are published. */
+	pl_atomic_u64 inserts;
 };
 
 static inline struct pl_av *pl_av_of(const struct fid_av *av_fid)

@@ -183,6 +183,9 @@ struct shm_ep {
 	size_t			ntxe;
 	struct shm_ep_txe	*txe_free;
 	struct shm_ep_mrecv	*mrecv;	 /* multi-recv trackers (shm_ep_rx.c) */
+	/* pl_av_insert_gen when queued messages from senders missing from
+	 * the AV were last looked up again (shm_ep_rx.c); under the lock */
+	uint64_t		ux_av_gen;
 	unsigned		naliases; /* control path: fi_ep_alias'es open */
 };
 
