@@ -15,6 +15,7 @@
 #include "pl_hints_caps.h"
 #include "pl_hints_match.h"
 #include "pl_hints_opflags.h"
+#include "pl_info.h"
 #include "pl_log.h"
 
 static const char *pl_hints_match_who(const struct fi_info *info)
@@ -200,10 +201,12 @@ static int pl_hints_match_ep(const struct fi_ep_attr *h, struct fi_info *info)
 				   d->max_ep_srx_ctx))
 		return -FI_ENODATA;
 	/* The application's tag layout must fit in the provider's bits; it
-	 * then comes back as the one in use. A provider giving no format
-	 * takes any. */
+	 * then comes back as the one in use. A provider giving no format,
+	 * or the generic one (all 64 bits, no fields), takes any. */
 	if (h->mem_tag_format) {
-		if (p->mem_tag_format && (h->mem_tag_format & ~p->mem_tag_format))
+		if (p->mem_tag_format &&
+		    p->mem_tag_format != PL_TAG_FORMAT_GENERIC &&
+		    (h->mem_tag_format & ~p->mem_tag_format))
 			PL_REFUSE(info, "tag format %#llx does not fit %#llx\n",
 				  (unsigned long long)h->mem_tag_format,
 				  (unsigned long long)p->mem_tag_format);

@@ -77,6 +77,8 @@ static void shm_info_attrs(struct fi_info *info)
 	info->ep_attr->max_msg_size = SIZE_MAX;
 	info->ep_attr->tx_ctx_cnt = 1;
 	info->ep_attr->rx_ctx_cnt = 1;
+	/* tags match on all 64 bits (pl_match_tag): any layout fits */
+	info->ep_attr->mem_tag_format = PL_TAG_FORMAT_GENERIC;
 
 	info->domain_attr->caps = SHM_DOMAIN_CAPS;
 	info->domain_attr->threading = FI_THREAD_SAFE;

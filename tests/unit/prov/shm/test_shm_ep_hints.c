@@ -13,6 +13,8 @@
  *              messages flow
  *   mrlocal    a messages-only client with FI_MR_LOCAL | FI_MR_ALLOCATED
  *              (fi_unexpected_msg's) is served; its local descriptors work
+ *   tagformat  ep_attr->mem_tag_format is reported, and a client's own
+ *              comes back
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -173,11 +175,30 @@ static void t_mrlocal(void)
 	cep_close(&b);
 }
 
+/* the tag format is reported (the generic one: any layout in 64 bits),
+ * and the one a client asks for comes back */
+static void t_tagformat(void)
+{
+	struct fi_info *h = hints_new(FI_TAGGED, 0), *info;
+
+	SHM_CHECK(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &info) ==
+		  0);
+	SHM_CHECK(info->ep_attr->mem_tag_format == 0xaaaaaaaaaaaaaaaaULL);
+	fi_freeinfo(info);
+	h->ep_attr->mem_tag_format = 0x0000ffffffffffffULL;
+	SHM_CHECK(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &info) ==
+		  0);
+	SHM_CHECK(info->ep_attr->mem_tag_format == 0x0000ffffffffffffULL);
+	fi_freeinfo(info);
+	fi_freeinfo(h);
+}
+
 static const struct conf_scenario scenarios[] = {
 	{ "multirecv", t_multirecv },
 	{ "inject", t_inject },
 	{ "mrmode0", t_mrmode0 },
 	{ "mrlocal", t_mrlocal },
+	{ "tagformat", t_tagformat },
 };
 
 int main(int argc, char **argv)
