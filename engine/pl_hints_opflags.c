@@ -22,6 +22,7 @@
 
 #include "pl_hints_opflags.h"
 #include "pl_log.h"
+#include "pl_tostr.h"
 
 /* Flags a transmit default may hold (fi_endpoint(3), "op_flags"). */
 #define PL_OPFLAGS_TX	(FI_INJECT | FI_COMPLETION | FI_INJECT_COMPLETE | \
@@ -47,11 +48,14 @@ static const char *pl_hints_opflags_who(const struct fi_info *info)
 static int pl_hints_opflags_tx(uint64_t want, const struct fi_info *info)
 {
 	uint64_t caps = info->caps | info->tx_attr->caps;
+	char n[256];
 
 	if (want & ~PL_OPFLAGS_TX)
-		PL_OPFLAGS_REFUSE(info, "tx op_flags %#llx are not transmit "
-				  "defaults\n", (unsigned long long)
-				  (want & ~PL_OPFLAGS_TX));
+		PL_OPFLAGS_REFUSE(info, "tx op_flags that are not transmit "
+				  "defaults: %s\n",
+				  pl_tostr_flags_names(n, sizeof(n),
+						       &pl_tostr_flags_op,
+						       want & ~PL_OPFLAGS_TX));
 	if ((want & FI_INJECT) && !info->tx_attr->inject_size)
 		PL_OPFLAGS_REFUSE(info, "tx op_flags FI_INJECT without an "
 				  "inject size\n");
@@ -70,11 +74,14 @@ static int pl_hints_opflags_tx(uint64_t want, const struct fi_info *info)
 static int pl_hints_opflags_rx(uint64_t want, const struct fi_info *info)
 {
 	uint64_t caps = info->caps | info->rx_attr->caps;
+	char n[256];
 
 	if (want & ~PL_OPFLAGS_RX)
-		PL_OPFLAGS_REFUSE(info, "rx op_flags %#llx are not receive "
-				  "defaults\n", (unsigned long long)
-				  (want & ~PL_OPFLAGS_RX));
+		PL_OPFLAGS_REFUSE(info, "rx op_flags that are not receive "
+				  "defaults: %s\n",
+				  pl_tostr_flags_names(n, sizeof(n),
+						       &pl_tostr_flags_op,
+						       want & ~PL_OPFLAGS_RX));
 	if ((want & FI_MULTI_RECV) && !(caps & FI_MULTI_RECV))
 		PL_OPFLAGS_REFUSE(info, "rx op_flags FI_MULTI_RECV without "
 				  "the capability\n");
