@@ -11,7 +11,9 @@
  *   event     FI_RMA_EVENT: fi_writedata / fi_inject_writedata give the
  *             target FI_REMOTE_CQ_DATA | FI_RMA | FI_REMOTE_WRITE entries
  *             with the data; the target's remote write / read counters
- *             and the initiator's write / read counters count exactly.
+ *             and the initiator's write / read counters count exactly;
+ *             a counter bound to the target's MR with fi_mr_bind
+ *             (FI_REMOTE_WRITE) counts the remote writes.
  *   security  a wrong key, an out-of-range offset, a write to a read-only
  *             region, a read from a write-only region, an atomic on a
  *             read-only region, and the key of a closed MR: each fails
@@ -182,6 +184,8 @@ static void event_rank(void *arg)
 	struct fi_cq_tagged_entry e;
 	fi_addr_t addrs[2];
 	uint8_t *tgt = calloc(1, 1 << 20), *src = malloc(1 << 20);
+	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP };
+	struct fid_cntr *mrc = NULL;
 	struct fid_mr *mr = NULL;
 	struct rt r;
 	int k;
@@ -190,6 +194,10 @@ static void event_rank(void *arg)
 	rt_setup(&r, rank, 2, addrs);
 	if (rank == 1) {
 		mr = reg(&r, tgt, 1 << 20, FI_REMOTE_READ | FI_REMOTE_WRITE);
+		/* a counter bound to the MR itself counts its remote writes
+		 * (the reads are not asked for) */
+		SHM_CHECK(fi_cntr_open(r.t.domain, &ca, &mrc, NULL) == 0);
+		SHM_CHECK(fi_mr_bind(mr, &mrc->fid, FI_REMOTE_WRITE) == 0);
 		board->addr[1][0] = (uint64_t)(uintptr_t)tgt;
 		board->key[1][0] = fi_mr_key(mr);
 	}
@@ -238,6 +246,7 @@ static void event_rank(void *arg)
 		RT_SPIN_UNTIL(&r, atomic_load(&board->step) == 1 &&
 			      cntr(&r, RT_RWRITE) == 4);
 		SHM_CHECK(cntr(&r, RT_RREAD) == 2);
+		SHM_CHECK(fi_cntr_read(mrc) == 4);
 		/* nothing else: the plain inject_write has no CQ entry */
 		SHM_CHECK(fi_cq_read(r.t.cq, &e, 1) == -FI_EAGAIN);
 		SHM_CHECK(shm_test_verify(tgt, 300000, 5) == 0);
@@ -246,7 +255,9 @@ static void event_rank(void *arg)
 	}
 	rt_barrier(board, &r, 2, 3);
 	if (mr)
-		fi_close(&mr->fid);
+		SHM_CHECK(fi_close(&mr->fid) == 0);
+	if (mrc)
+		SHM_CHECK(fi_close(&mrc->fid) == 0);
 	rt_close(&r);
 	free(tgt);
 	free(src);
