@@ -39,7 +39,9 @@ static int pl_mr_bind_cntr(struct pl_mr *mr, struct fid_cntr *c,
 
 	if (!flags)
 		return -FI_EINVAL;
-	if (flags & ~(uint64_t)(FI_REMOTE_WRITE | FI_REMOTE_READ))
+	/* fi_mr(3) names FI_REMOTE_WRITE only: a remote write or atomic
+	 * that modifies the region counts */
+	if (flags & ~(uint64_t)FI_REMOTE_WRITE)
 		return -FI_EBADFLAGS;
 	if (mr->cntr)
 		return -FI_EALREADY;
