@@ -73,8 +73,14 @@ int shm_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 
 /* ---- domain (shm_domain.c) ---- */
 
-/* The MR modes the provider needs from the application. */
+/* The MR mode the provider reports when the application leaves the
+ * choice open; it serves the others too (shm_mr_mode.c). */
 #define SHM_MR_MODE	(FI_MR_VIRT_ADDR | FI_MR_PROV_KEY)
+
+/* shm_mr_mode.c: the mode fi_getinfo offers for these hints (NULL: none),
+ * and the one a domain opened from info runs in. */
+int shm_mr_mode_offer(uint32_t version, const struct fi_info *hints);
+int shm_mr_mode_domain(const struct fi_info *info, uint32_t version);
 
 struct shm_domain {
 	struct pl_domain base;		/* FIRST: the engine casts to it */

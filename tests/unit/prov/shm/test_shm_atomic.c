@@ -64,10 +64,8 @@ static void ct_target(struct rt *r)
 
 	SHM_CHECK(w);
 	w->max = -1;
-	SHM_CHECK(fi_mr_reg(r->t.domain, w, sizeof(*w),
-			    FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0, &mr,
-			    NULL) == 0);
-	board->addr[0][0] = (uint64_t)(uintptr_t)w;
+	mr = rt_reg(r, w, sizeof(*w), FI_REMOTE_READ | FI_REMOTE_WRITE);
+	board->addr[0][0] = rt_addr(r, w);
 	board->key[0][0] = fi_mr_key(mr);
 	atomic_store(&board->step, 1);
 	/* serve until every initiator is done */
@@ -367,10 +365,9 @@ static void ops_rank(void *arg)
 		w->d[0] = 1.5; w->d[1] = -2;
 		w->fc[0] = 1 + 2 * I; w->fc[1] = 3;
 		w->ld = 1.25L;
-		SHM_CHECK(fi_mr_reg(r.t.domain, w, sizeof(*w),
-				    FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
-				    &mr, NULL) == 0);
-		board->addr[1][0] = (uint64_t)(uintptr_t)w;
+		mr = rt_reg(&r, w, sizeof(*w),
+			    FI_REMOTE_READ | FI_REMOTE_WRITE);
+		board->addr[1][0] = rt_addr(&r, w);
 		board->key[1][0] = fi_mr_key(mr);
 	}
 	rt_barrier(board, &r, 2, 2);

@@ -15,6 +15,8 @@
  *              (fi_unexpected_msg's) is served; its local descriptors work
  *   tagformat  ep_attr->mem_tag_format is reported, and a client's own
  *              comes back
+ *   appkeys    mr_mode 0 with RMA: the application's keys, refused when
+ *              already in use in the domain (-FI_ENOKEY)
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -193,12 +195,34 @@ static void t_tagformat(void)
 	fi_freeinfo(h);
 }
 
+/* mr_mode 0 with RMA: the application's keys, unique per domain, and
+ * offsets (fi_mr_key gives the requested key back) */
+static void t_appkeys(void)
+{
+	struct fi_info *h = hints_new(FI_RMA | FI_ATOMIC, 0);
+	static char buf[256];
+	struct fid_mr *m1, *m2;
+
+	open_with(h);
+	SHM_CHECK(C.info->domain_attr->mr_mode == 0);
+	SHM_CHECK(fi_mr_reg(C.domain, buf, 128, FI_REMOTE_WRITE, 0, 7, 0, &m1,
+			    NULL) == 0);
+	SHM_CHECK(fi_mr_key(m1) == 7);
+	SHM_CHECK(fi_mr_reg(C.domain, buf + 128, 128, FI_REMOTE_WRITE, 0, 7,
+			    0, &m2, NULL) == -FI_ENOKEY);
+	SHM_CHECK(fi_close(&m1->fid) == 0);
+	SHM_CHECK(fi_mr_reg(C.domain, buf + 128, 128, FI_REMOTE_WRITE, 0, 7,
+			    0, &m2, NULL) == 0);
+	SHM_CHECK(fi_close(&m2->fid) == 0);
+}
+
 static const struct conf_scenario scenarios[] = {
 	{ "multirecv", t_multirecv },
 	{ "inject", t_inject },
 	{ "mrmode0", t_mrmode0 },
 	{ "mrlocal", t_mrlocal },
 	{ "tagformat", t_tagformat },
+	{ "appkeys", t_appkeys },
 };
 
 int main(int argc, char **argv)

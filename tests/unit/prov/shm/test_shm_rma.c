@@ -51,11 +51,7 @@ static int run_children(int n, void (*fn)(void *))
 static struct fid_mr *reg(struct rt *r, void *buf, size_t len,
 			  uint64_t access)
 {
-	struct fid_mr *mr;
-
-	SHM_CHECK(fi_mr_reg(r->t.domain, buf, len, access, 0, 0, 0, &mr,
-			    NULL) == 0);
-	return mr;
+	return rt_reg(r, buf, len, access);
 }
 
 static uint64_t cntr(struct rt *r, int i)
@@ -85,7 +81,7 @@ static void sizes_rank(void *arg)
 	memset(tgt, 0, SZ_TOTAL);
 	rt_setup(&r, rank, 2, addrs);
 	mr = reg(&r, tgt, SZ_TOTAL, FI_REMOTE_READ | FI_REMOTE_WRITE);
-	board->addr[rank][0] = (uint64_t)(uintptr_t)tgt;
+	board->addr[rank][0] = rt_addr(&r, tgt);
 	board->key[rank][0] = fi_mr_key(mr);
 	rt_barrier(board, &r, 2, 2);
 
@@ -198,7 +194,7 @@ static void event_rank(void *arg)
 		 * (the reads are not asked for) */
 		SHM_CHECK(fi_cntr_open(r.t.domain, &ca, &mrc, NULL) == 0);
 		SHM_CHECK(fi_mr_bind(mr, &mrc->fid, FI_REMOTE_WRITE) == 0);
-		board->addr[1][0] = (uint64_t)(uintptr_t)tgt;
+		board->addr[1][0] = rt_addr(&r, tgt);
 		board->key[1][0] = fi_mr_key(mr);
 	}
 	rt_barrier(board, &r, 2, 2);
@@ -386,7 +382,7 @@ static void security_rank(void *arg)
 		SHM_CHECK(buf[i] && snap[i]);
 		memset(buf[i], 0xa5, SEC_LEN + 2 * 4096);
 		mr[i] = reg(&r, buf[i] + 4096, SEC_LEN, acc[i]);
-		board->addr[1][i] = (uint64_t)(uintptr_t)(buf[i] + 4096);
+		board->addr[1][i] = rt_addr(&r, (buf[i] + 4096));
 		board->key[1][i] = fi_mr_key(mr[i]);
 	}
 	atomic_store(&board->tb.flag[0], 1);
@@ -435,7 +431,7 @@ static void multi_rank(void *arg)
 	rt_setup(&r, rank, 2, addrs);
 	if (rank == 1) {
 		mr = reg(&r, tgt, 1 << 20, FI_REMOTE_READ | FI_REMOTE_WRITE);
-		board->addr[1][0] = (uint64_t)(uintptr_t)tgt;
+		board->addr[1][0] = rt_addr(&r, tgt);
 		board->key[1][0] = fi_mr_key(mr);
 	}
 	rt_barrier(board, &r, 2, 2);
@@ -526,7 +522,7 @@ static void death_rank(void *arg)
 	rt_setup(&r, rank, 2, addrs);
 	if (rank == 1) {
 		mr = reg(&r, buf, 1 << 20, FI_REMOTE_READ | FI_REMOTE_WRITE);
-		board->addr[1][0] = (uint64_t)(uintptr_t)buf;
+		board->addr[1][0] = rt_addr(&r, buf);
 		board->key[1][0] = fi_mr_key(mr);
 		atomic_store(&board->word[1][0], (uint64_t)getpid());
 		atomic_store(&board->step, 1);
