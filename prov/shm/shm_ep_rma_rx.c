@@ -75,6 +75,7 @@ static void shm_ep_rma_write_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 {
 	bool cq_data = rx->flags & SHM_XF_CQ_DATA;
 	uint64_t data = rx->cq_data, size = rx->size, len = 0;
+	uint64_t key = rx->key;	/* rx may be freed by deliver */
 	struct iovec iov;
 	void *dst;
 	int ret;
@@ -90,12 +91,13 @@ static void shm_ep_rma_write_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 	/* rx is freed (0, error) or kept until rma_done (1) */
 	ret = shm_xfer_rx_deliver(rx, &iov, 1, &len);
 	if (ret == 0)
-		shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_WRITE, rx->key,
-				 cq_data, data, len);
+		shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_WRITE, key, cq_data,
+				 data, len);
 }
 
 static void shm_ep_rma_read_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 {
+	uint64_t key = rx->key;	/* rx may be freed by the reply */
 	void *src;
 	int ret;
 
@@ -106,7 +108,7 @@ static void shm_ep_rma_read_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 		return;
 	}
 	shm_xfer_rx_reply(rx, src, rx->size, 0, false);
-	shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_READ, rx->key, false, 0, 0);
+	shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_READ, key, false, 0, 0);
 }
 
 static void shm_ep_atomic_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
