@@ -11,8 +11,8 @@ if [ ! -x "$fi_info" ]; then
 	exit 77
 fi
 run() {
-	LD_LIBRARY_PATH="$PROPEL_LIBDIR" FI_LOG_LEVEL=info FI_PROVIDER=shm \
-		"$fi_info" -p shm "$@" 2>&1
+	LD_PRELOAD="${PROPEL_CLIENT_PRELOAD:-}" LD_LIBRARY_PATH="$PROPEL_LIBDIR" \
+		FI_LOG_LEVEL=info FI_PROVIDER=shm "$fi_info" -p shm "$@" 2>&1
 }
 fail=0
 expect() {	# expect WHAT PATTERN ARGS...
