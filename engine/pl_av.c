@@ -13,6 +13,8 @@
 #include <rdma/fi_errno.h>
 
 #include "pl_av_int.h"
+#include "pl_domain.h"
+#include "pl_eq.h"
 #include "pl_fid_nosys.h"
 #include "pl_log.h"
 
@@ -138,6 +140,16 @@ uint64_t pl_av_epoch(struct fid_av *av_fid)
 	return pl_load_relaxed(&av->epoch);
 }
 
+uint64_t pl_av_insert_gen(struct fid_av *av_fid)
+{
+	struct pl_av *av = pl_av_of(av_fid);
+
+	if (av->shared)
+		return 0;	/* other processes insert: always look again */
+	/* acquire: pairs with the release store in pl_av_insert_batch */
+	return pl_load_acquire(&av->inserts);
+}
+
 /* fi_av_remove: every valid fi_addr goes; -FI_EINVAL if any was unknown,
  * stale or already removed (the others are removed all the same). */
 static int pl_av_remove(struct fid_av *av_fid, fi_addr_t *fi_addr,
@@ -227,10 +239,14 @@ static int pl_av_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	if (!bfid || bfid->fclass != FI_CLASS_EQ)
 		return -FI_EINVAL;
 	pthread_mutex_lock(&av->lock);
-	if (av->eq)
+	if (av->eq) {
 		ret = -FI_EALREADY;
-	else
+	} else {
 		av->eq = pl_container_of(bfid, struct fid_eq, fid);
+		/* the EQ refuses fi_close while this AV may report to it
+		 * (pl_eq_ref ignores an EQ that is not the engine's) */
+		pl_eq_ref(av->eq);
+	}
 	pthread_mutex_unlock(&av->lock);
 	return ret;
 }
@@ -260,6 +276,10 @@ static int pl_av_close(struct fid *fid)
 	/* Every callback this AV queued has run when fi_close returns, so
 	 * nothing of it outlives the call (nor a dlclose of the library). */
 	pl_av_rcu_barrier();
+	if (av->eq)
+		pl_eq_unref(av->eq);
+	if (av->dom)
+		pl_domain_child_put(av->dom);
 	pthread_mutex_destroy(&av->lock);
 	free(av->name);
 	free(av);
@@ -340,6 +360,7 @@ int pl_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		       0;
 	pl_store_relaxed(&av->ref, 0);	/* not shared yet */
 	pl_store_relaxed(&av->epoch, 1);	/* not shared yet */
+	pl_store_relaxed(&av->inserts, 1);	/* not shared yet */
 	if (pthread_mutex_init(&av->lock, NULL)) {
 		ret = -FI_ENOMEM;
 		goto err_free;
@@ -371,6 +392,11 @@ int pl_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	if (attr->name)
 		attr->map_addr = map_addr;
 	av->map_addr = attr->map_addr;
+	/* the domain refuses fi_close while this AV is open (a domain
+	 * that is not the engine's is not counted) */
+	av->dom = pl_domain_of(domain);
+	if (av->dom)
+		pl_domain_child_get(av->dom);
 	*av_p = &av->av_fid;
 	return 0;
 

@@ -125,6 +125,16 @@ int pl_av_lookup_peer(struct fid_av *av, fi_addr_t fi_addr,
 uint64_t pl_av_epoch(struct fid_av *av);
 
 /*
+ * For a provider holding messages whose sender was not in the AV
+ * (FI_ADDR_NOTAVAIL): an address may have been inserted since
+ * pl_av_insert_gen() returned g (not 0) only if it no longer returns g;
+ * a reverse lookup after reading a new value finds what that insert
+ * added. 0: cannot tell (a named AV, which other processes fill): look
+ * again each time. Any thread, no lock, one acquire load.
+ */
+uint64_t pl_av_insert_gen(struct fid_av *av);
+
+/*
  * FI_SOURCE: the fi_addr_t of a source address (addrlen bytes) and, if
  * user_id_p is not NULL, its FI_AV_USER_ID value (else the fi_addr_t).
  * Call inside pl_av_rcu_read_lock(). Lock-free on a private AV; a named AV

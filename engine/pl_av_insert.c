@@ -198,6 +198,12 @@ int pl_av_insert_batch(struct pl_av *av, const void *addrs, size_t count,
 		if (errs)
 			errs[i] = ret;
 	}
+	/* release (under lock, the only writer): pairs with the acquire
+	 * load in pl_av_insert_gen, so that a reader seeing the new value
+	 * finds the entries published before it */
+	if (done)
+		pl_store_release(&av->inserts,
+				 pl_load_relaxed(&av->inserts) + 1);
 	pthread_mutex_unlock(&av->lock);
 	if (!event)
 		return (int)done;

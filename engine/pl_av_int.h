@@ -24,10 +24,13 @@
 #include "pl_av_table.h"
 #include "pl_compiler.h"
 
+struct pl_domain;
+
 struct pl_av {
 	struct fid_av av_fid;
 	/* Fixed at open: */
 	struct fid_domain *domain;
+	struct pl_domain *dom;			/* counted parent, or NULL */
 	const struct pl_av_addr_ops *ops;	/* may be NULL */
 	enum fi_av_type type;			/* FI_AV_TABLE or FI_AV_MAP */
 	uint64_t flags;				/* FI_EVENT, FI_READ, ... */
@@ -51,6 +54,9 @@ struct pl_av {
 	/* Removals so far, plus one (pl_av_epoch): bumped under lock by
 	 * remove, read relaxed by any data path. */
 	pl_atomic_u64 epoch;
+	/* Batches that inserted something, plus one (pl_av_insert_gen):
+	 * bumped under lock, after the entries are published. */
+	pl_atomic_u64 inserts;
 };
 
 static inline struct pl_av *pl_av_of(const struct fid_av *av_fid)

@@ -11,7 +11,9 @@
 #include <rdma/fi_eq.h>
 
 #include "pl_domain.h"
+#include "pl_hints_caps.h"
 #include "pl_eq.h"
+#include "pl_fabric_obj.h"
 #include "pl_progress.h"
 
 /* A bound EQ refuses fi_close while the domain holds it (pl_eq_ref
@@ -81,7 +83,7 @@ int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
 {
 	const struct fi_domain_attr *da;
 	enum fi_threading th;
-	int mr_mode, ret;
+	int mr_mode, need, ret;
 
 	if (!dom || !info || !info->domain_attr)
 		return -FI_EINVAL;
@@ -94,9 +96,14 @@ int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
 	default:
 		return -FI_EINVAL;
 	}
-	mr_mode = pl_domain_mr_mode(da->mr_mode, prov_mr_mode, api_version);
+	/* Only what the granted capabilities need is required of the
+	 * application (pl_hints_caps_mr_need); for the rest, which it never
+	 * sees at work, the domain keeps the provider's own choice. */
+	need = pl_hints_caps_mr_need(prov_mr_mode, info->caps);
+	mr_mode = pl_domain_mr_mode(da->mr_mode, need, api_version);
 	if (mr_mode < 0)
 		return mr_mode;
+	mr_mode |= pl_hints_caps_mr_need(prov_mr_mode, 0) & ~need;
 
 	memset(dom, 0, sizeof(*dom));
 	ret = pl_progress_ctx_open(da->data_progress, th, NULL, &dom->ctx);
@@ -111,6 +118,7 @@ int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
 	dom->mr_mode = mr_mode;
 	dom->mr_iov_limit = da->mr_iov_limit ? da->mr_iov_limit : 1;
 	dom->fabric = fabric;
+	pl_fabric_obj_child_get(fabric);
 	pl_store_relaxed(&dom->children, 0);
 	pl_store_relaxed(&dom->eq, NULL);
 	pthread_mutex_lock(&pl_domain_live_lock);
@@ -144,6 +152,7 @@ int pl_domain_fini(struct pl_domain *dom)
 	pthread_mutex_unlock(&pl_domain_live_lock);
 	ret = dom->ctx ? pl_progress_ctx_close(dom->ctx) : 0;
 	dom->ctx = NULL;
+	pl_fabric_obj_child_put(dom->fabric);
 	dom->magic = 0;
 	return ret;
 }

@@ -8,6 +8,8 @@
  * The full synchronization table is in pl_eq.h.
  */
 #include "pl_eq.h"
+#include "pl_fabric_obj.h"
+#include "pl_info.h"
 #include "pl_waitable.h"
 #include "pl_atomic.h"
 #include "pl_fid_nosys.h"
@@ -15,6 +17,7 @@
 #include "pl_info.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,8 @@
 struct pl_eq_ent {
 	struct pl_eq_ent *next;
 	uint32_t event;
+	bool owns_info;			/* a provider's FI_CONNREQ: its
+					 * fi_info is ours until read */
 	size_t len;
 	struct fi_eq_err_entry err;	/* error entries */
 	void *err_data;			/* owned copy, for readerr */
@@ -42,6 +47,8 @@ struct pl_eq {
 	void *last_err_data;		/* under lock: kept for the app */
 	pl_atomic_u64 count;
 	pl_atomic_int refs;
+	struct fid_fabric *fabric;	/* immutable: counted parent */
+	size_t size;			/* immutable: most entries queued */
 };
 
 #define PL_EQ(e) ((struct pl_eq *)(e))
@@ -55,10 +62,16 @@ static bool pl_eq_ready(struct pl_waitable *w)
 	return pl_load_acquire(&q->count) > 0;
 }
 
-static void pl_eq_push(struct pl_eq *q, struct pl_eq_list *l,
-		       struct pl_eq_ent *e)
+/* -FI_EAGAIN (nothing queued) when the EQ holds its size already. */
+static int pl_eq_push(struct pl_eq *q, struct pl_eq_list *l,
+		      struct pl_eq_ent *e)
 {
 	pthread_mutex_lock(&q->lock);
+	/* relaxed: count only changes under the lock, which we hold */
+	if (pl_load_relaxed(&q->count) >= q->size) {
+		pthread_mutex_unlock(&q->lock);
+		return -FI_EAGAIN;
+	}
 	if (l->tail)
 		l->tail->next = e;
 	else
@@ -70,6 +83,7 @@ static void pl_eq_push(struct pl_eq *q, struct pl_eq_list *l,
 	/* after the entry is visible: a waiter that checked before it
 	 * sleeps on a sequence this signal changes */
 	pl_waitable_signal(&q->w);
+	return 0;
 }
 
 static void pl_eq_pop_locked(struct pl_eq *q, struct pl_eq_list *l)
@@ -116,13 +130,16 @@ static bool pl_eq_is_cm(uint32_t event)
 	       event == FI_SHUTDOWN;
 }
 
-ssize_t pl_eq_write_event(struct fid_eq *eq, uint32_t event,
-			  const void *buf, size_t len, uint64_t flags)
+/* by_app: fi_eq_write, whose FI_CONNREQ info (if any) stays the
+ * application's; a provider's becomes the reader's, or is freed with an
+ * entry nobody read. */
+static ssize_t pl_eq_write_ent(struct fid_eq *eq, uint32_t event,
+			       const void *buf, size_t len, bool by_app)
 {
 	struct pl_eq_ent *e;
 	size_t min;
+	int ret;
 
-	(void)flags;
 	if (!pl_eq_waitable(eq) || (len && !buf))
 		return -FI_EINVAL;
 	if (pl_eq_min_len(event, &min) || len < min)
@@ -131,11 +148,23 @@ ssize_t pl_eq_write_event(struct fid_eq *eq, uint32_t event,
 	if (!e)
 		return -FI_ENOMEM;
 	e->event = event;
+	e->owns_info = !by_app && event == FI_CONNREQ;
 	e->len = len;
 	if (len)
 		memcpy(e->buf, buf, len);
-	pl_eq_push(PL_EQ(eq), &PL_EQ(eq)->ev, e);
+	ret = pl_eq_push(PL_EQ(eq), &PL_EQ(eq)->ev, e);
+	if (ret) {
+		free(e);	/* the caller keeps what it passed */
+		return ret;
+	}
 	return (ssize_t)len;
+}
+
+ssize_t pl_eq_write_event(struct fid_eq *eq, uint32_t event,
+			  const void *buf, size_t len, uint64_t flags)
+{
+	(void)flags;
+	return pl_eq_write_ent(eq, event, buf, len, false);
 }
 
 ssize_t pl_eq_write_error(struct fid_eq *eq, fid_t fid, void *context,
@@ -163,7 +192,11 @@ ssize_t pl_eq_write_error(struct fid_eq *eq, fid_t fid, void *context,
 		memcpy(e->err_data, err_data, err_data_size);
 		e->err.err_data_size = err_data_size;
 	}
-	pl_eq_push(PL_EQ(eq), &PL_EQ(eq)->err, e);
+	if (pl_eq_push(PL_EQ(eq), &PL_EQ(eq)->err, e)) {
+		free(e->err_data);
+		free(e);
+		return -FI_EAGAIN;
+	}
 	return 0;
 }
 
@@ -248,9 +281,10 @@ static ssize_t pl_eq_readerr(struct fid_eq *feq, struct fi_eq_err_entry *buf,
 static ssize_t pl_eq_write(struct fid_eq *eq, uint32_t event, const void *buf,
 			   size_t len, uint64_t flags)
 {
+	(void)flags;
 	if (!(PL_EQ(eq)->flags & FI_WRITE))
 		return -FI_EINVAL;
-	return pl_eq_write_event(eq, event, buf, len, flags);
+	return pl_eq_write_ent(eq, event, buf, len, true);
 }
 
 static int64_t pl_eq_now_ms(void)
@@ -317,12 +351,21 @@ static int pl_eq_close(struct fid *fid)
 	if (pl_load_acquire(&q->refs) > 0)
 		return -FI_EBUSY;
 	pl_waitable_fini(&q->w);
-	while (q->ev.head)
+	while (q->ev.head) {
+		struct pl_eq_ent *e = q->ev.head;
+
+		/* an unread connection request's fi_info would leak: the
+		 * reader that owned it never came */
+		if (e->owns_info)
+			fi_freeinfo_1_3(((struct fi_eq_cm_entry *)
+					 (void *)e->buf)->info);
 		pl_eq_pop_locked(q, &q->ev);
+	}
 	while (q->err.head)
 		pl_eq_pop_locked(q, &q->err);
 	free(q->last_err_data);
 	pthread_mutex_destroy(&q->lock);
+	pl_fabric_obj_child_put(q->fabric);
 	free(q);
 	return 0;
 }
@@ -358,13 +401,13 @@ int pl_eq_open(struct fid_fabric *f, struct fi_eq_attr *attr,
 	struct pl_eq *q;
 	int ret;
 
-	(void)f;
 	if (!eq_p)
 		return -FI_EINVAL;
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -FI_ENOMEM;
 	q->flags = attr ? attr->flags : 0;
+	q->size = attr && attr->size ? attr->size : PL_EQ_DEFAULT_SIZE;
 	pthread_mutex_init(&q->lock, NULL);
 	ret = pl_waitable_init(&q->w, kind,
 			       kind == FI_WAIT_SET ? attr->wait_set : NULL,
@@ -375,6 +418,8 @@ int pl_eq_open(struct fid_fabric *f, struct fi_eq_attr *attr,
 	q->eq.fid.context = context;
 	q->eq.fid.ops = &pl_eq_fid_ops;
 	q->eq.ops = &pl_eq_ops;
+	q->fabric = f;
+	pl_fabric_obj_child_get(f);
 	*eq_p = &q->eq;
 	return 0;
 err_free:

@@ -17,6 +17,14 @@
  * attr->flags. fi_eq_sread: -FI_EAGAIN on timeout or interruption,
  * -FI_EINVAL on FI_WAIT_NONE / FI_WAIT_SET EQs.
  *
+ * Overrun: an EQ holds at most attr->size entries, events and errors
+ * together (PL_EQ_DEFAULT_SIZE when 0); beyond that fi_eq_write,
+ * pl_eq_write_event and pl_eq_write_error answer -FI_EAGAIN and queue
+ * nothing, so a producer nobody reads cannot grow it without bound.
+ * A provider's FI_CONNREQ hands its fi_info to the reader; one still
+ * queued when the EQ closes is freed with it (fi_eq_write's stays the
+ * writer's).
+ *
  * Synchronization table (fields):
  *   field            writer                   reader           protection
  *   ev, err lists,   write_event/error: any;  read, readerr:   eq lock
@@ -36,6 +44,8 @@
 #include <sys/types.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_eq.h>
+
+#define PL_EQ_DEFAULT_SIZE	1024
 
 int pl_eq_open(struct fid_fabric *f, struct fi_eq_attr *attr,
 	       struct fid_eq **eq_p, void *context);

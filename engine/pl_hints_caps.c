@@ -20,6 +20,12 @@
  * and atomics, each group on its own (FI_MSG|FI_READ gets FI_SEND|FI_RECV
  * added, as the reference does). A provider that lists no modifier at all
  * is taken to support every one.
+ *
+ * Registration modes that matter only to an RMA or atomic target are not
+ * required of an application granted neither capability: it registers,
+ * if at all, for local access (FI_MR_LOCAL), and how a peer would
+ * address or name the memory never comes up. The reference applies the
+ * same rule.
  */
 #include <rdma/fi_errno.h>
 
@@ -61,6 +67,19 @@ int pl_hints_caps_select(uint64_t want, uint64_t have, bool strict,
 		mods |= PL_CAPS_RMA_MODS;
 	*caps_p = base | (mods & have_mods);
 	return 0;
+}
+
+int pl_hints_caps_mr_need(int prov_mr, uint64_t caps)
+{
+	int need = prov_mr;
+
+	if (need == FI_MR_BASIC)
+		need = PL_MR_BASIC_BITS;
+	else if (need == FI_MR_SCALABLE)
+		need = 0;
+	if (caps && !(caps & (FI_RMA | FI_ATOMIC)))
+		need &= ~PL_MR_RMA_TARGET_BITS;
+	return need;
 }
 
 /* Legacy (API < 1.5) view of a requirement: FI_MR_BASIC or FI_MR_SCALABLE,

@@ -39,4 +39,20 @@ int pl_hints_caps_select(uint64_t want, uint64_t have, bool strict,
 int pl_hints_caps_mr_mode(uint32_t version, const struct fi_info *hints,
 			  int prov_mr, int *mr_p, uint64_t *mode_p);
 
+/* Registration modes that only concern memory a peer reaches (RMA and
+ * atomics targets): how the peer addresses it, which key it names, what
+ * backs it, and events on it. */
+#define PL_MR_RMA_TARGET_BITS	(FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | \
+				 FI_MR_PROV_KEY | FI_MR_RAW | \
+				 FI_MR_RMA_EVENT)
+
+/*
+ * What a provider that requires prov_mr (bits, or the legacy
+ * FI_MR_BASIC/FI_MR_SCALABLE values) requires of an application granted
+ * caps: without FI_RMA or FI_ATOMIC (and caps stated, non-zero) no peer
+ * reaches its memory, so the RMA-target bits are not required of it.
+ * Returns bits.
+ */
+int pl_hints_caps_mr_need(int prov_mr, uint64_t caps);
+
 #endif /* PROPEL_PL_HINTS_CAPS_H */

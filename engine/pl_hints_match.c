@@ -14,7 +14,10 @@
 
 #include "pl_hints_caps.h"
 #include "pl_hints_match.h"
+#include "pl_hints_opflags.h"
+#include "pl_info.h"
 #include "pl_log.h"
+#include "pl_tostr.h"
 
 static const char *pl_hints_match_who(const struct fi_info *info)
 {
@@ -29,6 +32,11 @@ static const char *pl_hints_match_who(const struct fi_info *info)
 			pl_hints_match_who(info), ##__VA_ARGS__);	\
 		return -FI_ENODATA;					\
 	} while (0)
+
+/* Bit sets in refusals are logged by name (pl_tostr_flags_names). */
+#define PL_NAMES_LEN	512
+#define PL_NAMES(buf, set, v) \
+	pl_tostr_flags_names((buf), sizeof(buf), &pl_tostr_flags_##set, (v))
 
 /* A requested size or count (0: any) above what the provider offers. */
 #define PL_LIMIT(info, hint, prov, field)				\
@@ -82,6 +90,7 @@ static int pl_hints_match_caps(const struct fi_info *hints,
 	uint64_t want_tx = hints->caps, want_rx = hints->caps;
 	bool strict_tx = false, strict_rx = false;
 	uint64_t caps, tx_caps, rx_caps;
+	char n1[PL_NAMES_LEN];
 
 	if (hints->tx_attr && hints->tx_attr->caps) {
 		want_tx = hints->tx_attr->caps;
@@ -92,21 +101,23 @@ static int pl_hints_match_caps(const struct fi_info *hints,
 		strict_rx = true;
 	}
 	if (pl_hints_caps_select(hints->caps, info->caps, true, &caps))
-		PL_REFUSE(info, "caps %#llx not all in %#llx\n",
-			  (unsigned long long)hints->caps,
-			  (unsigned long long)info->caps);
+		PL_REFUSE(info, "caps not offered: %s\n",
+			  PL_NAMES(n1, caps, hints->caps & ~info->caps));
 	if (pl_hints_caps_select(want_tx, info->tx_attr->caps, strict_tx,
-				 &tx_caps) ||
-	    pl_hints_caps_select(want_rx, info->rx_attr->caps, strict_rx,
+				 &tx_caps))
+		PL_REFUSE(info, "tx caps not offered: %s\n",
+			  PL_NAMES(n1, caps, want_tx & ~info->tx_attr->caps));
+	if (pl_hints_caps_select(want_rx, info->rx_attr->caps, strict_rx,
 				 &rx_caps))
-		PL_REFUSE(info, "tx/rx caps not supported\n");
+		PL_REFUSE(info, "rx caps not offered: %s\n",
+			  PL_NAMES(n1, caps, want_rx & ~info->rx_attr->caps));
 	/* Domain capabilities are all secondary and describe the domain
 	 * (fi_domain(3)): requested ones must be there, the rest stay. */
 	if (hints->domain_attr &&
 	    (hints->domain_attr->caps & ~info->domain_attr->caps))
-		PL_REFUSE(info, "domain caps %#llx not all in %#llx\n",
-			  (unsigned long long)hints->domain_attr->caps,
-			  (unsigned long long)info->domain_attr->caps);
+		PL_REFUSE(info, "domain caps not offered: %s\n",
+			  PL_NAMES(n1, caps, hints->domain_attr->caps &
+				   ~info->domain_attr->caps));
 	info->caps = caps;
 	info->tx_attr->caps = tx_caps;
 	info->rx_attr->caps = rx_caps;
@@ -125,10 +136,11 @@ static int pl_hints_match_mode_level(const struct fi_info *info,
 				     uint64_t need, uint64_t ok,
 				     const char *level)
 {
+	char n1[PL_NAMES_LEN];
+
 	if (need & ~ok)
-		PL_REFUSE(info, "needs %s mode %#llx, application accepts "
-			  "%#llx\n", level, (unsigned long long)need,
-			  (unsigned long long)ok);
+		PL_REFUSE(info, "needs %s mode bits the application does not "
+			  "accept: %s\n", level, PL_NAMES(n1, mode, need & ~ok));
 	return 0;
 }
 
@@ -137,6 +149,7 @@ static int pl_hints_match_modes(uint32_t version, const struct fi_info *hints,
 {
 	uint64_t tx_ok = hints->mode, rx_ok = hints->mode;
 	uint64_t dom_ok = hints->mode;
+	char n1[PL_NAMES_LEN], n2[PL_NAMES_LEN];
 	int mr_mode;
 
 	if (hints->tx_attr && hints->tx_attr->mode)
@@ -146,11 +159,20 @@ static int pl_hints_match_modes(uint32_t version, const struct fi_info *hints,
 	if (hints->domain_attr)
 		dom_ok |= hints->domain_attr->mode;
 
-	if (pl_hints_caps_mr_mode(version, hints, info->domain_attr->mr_mode,
+	/* info->caps is already what the application is granted
+	 * (pl_hints_match_caps runs first) */
+	if (pl_hints_caps_mr_mode(version, hints,
+				  pl_hints_caps_mr_need(info->domain_attr->mr_mode,
+							info->caps),
 				  &mr_mode, &info->mode))
-		PL_REFUSE(info, "mr_mode %#x cannot serve the requested %#x\n",
-			  info->domain_attr->mr_mode,
-			  hints->domain_attr ? hints->domain_attr->mr_mode : 0);
+		PL_REFUSE(info, "mr_mode [ %s ] cannot serve the requested "
+			  "[ %s ]\n",
+			  PL_NAMES(n1, mr_mode, (unsigned)
+				   pl_hints_caps_mr_need(
+					info->domain_attr->mr_mode,
+					info->caps)),
+			  PL_NAMES(n2, mr_mode, hints->domain_attr ?
+				   (unsigned)hints->domain_attr->mr_mode : 0));
 	if (pl_hints_match_mode_level(info, info->mode, hints->mode, "info") ||
 	    pl_hints_match_mode_level(info, info->tx_attr->mode, tx_ok, "tx") ||
 	    pl_hints_match_mode_level(info, info->rx_attr->mode, rx_ok, "rx") ||
@@ -195,10 +217,12 @@ static int pl_hints_match_ep(const struct fi_ep_attr *h, struct fi_info *info)
 				   d->max_ep_srx_ctx))
 		return -FI_ENODATA;
 	/* The application's tag layout must fit in the provider's bits; it
-	 * then comes back as the one in use. A provider giving no format
-	 * takes any. */
+	 * then comes back as the one in use. A provider giving no format,
+	 * or the generic one (all 64 bits, no fields), takes any. */
 	if (h->mem_tag_format) {
-		if (p->mem_tag_format && (h->mem_tag_format & ~p->mem_tag_format))
+		if (p->mem_tag_format &&
+		    p->mem_tag_format != PL_TAG_FORMAT_GENERIC &&
+		    (h->mem_tag_format & ~p->mem_tag_format))
 			PL_REFUSE(info, "tag format %#llx does not fit %#llx\n",
 				  (unsigned long long)h->mem_tag_format,
 				  (unsigned long long)p->mem_tag_format);
@@ -307,9 +331,11 @@ static int pl_hints_match_domain(const struct fi_domain_attr *h,
 static int pl_hints_match_order(const struct fi_info *info, uint64_t want,
 				uint64_t have, const char *what)
 {
+	char n1[PL_NAMES_LEN];
+
 	if (want & ~have)
-		PL_REFUSE(info, "%s %#llx not all in %#llx\n", what,
-			  (unsigned long long)want, (unsigned long long)have);
+		PL_REFUSE(info, "%s not offered: %s\n", what,
+			  PL_NAMES(n1, order, want & ~have));
 	return 0;
 }
 
@@ -374,6 +400,7 @@ int pl_hints_match(uint32_t version, const struct fi_info *hints,
 	     pl_hints_match_domain(hints->domain_attr, info)) ||
 	    (hints->tx_attr && pl_hints_match_tx(hints->tx_attr, info)) ||
 	    (hints->rx_attr && pl_hints_match_rx(hints->rx_attr, info)) ||
+	    pl_hints_opflags_match(hints, info) ||
 	    pl_hints_match_caps(hints, info) ||
 	    pl_hints_match_modes(version, hints, info))
 		return -FI_ENODATA;

@@ -10,6 +10,11 @@
 
 #include <rdma/fabric.h>
 
+/* ep_attr->mem_tag_format of a provider whose tags are 64 plain bits
+ * with no fields of its own (the value the reference's providers report
+ * for that case): an application may lay out any format in them. */
+#define PL_TAG_FORMAT_GENERIC	0xaaaaaaaaaaaaaaaaULL
+
 int fi_getinfo_1_3(uint32_t version, const char *node, const char *service,
 		   uint64_t flags, const struct fi_info *hints,
 		   struct fi_info **info);

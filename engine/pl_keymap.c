@@ -7,6 +7,7 @@
 #include <rdma/fi_errno.h>
 
 #include "pl_av_rcu.h"
+#include "pl_cntr.h"
 #include "pl_compiler.h"
 #include "pl_keymap.h"
 
@@ -19,6 +20,10 @@ struct pl_keymap_seg {
 struct pl_keymap_ent {
 	pl_atomic_ptr next;	/* writers under lock; readers acquire */
 	pl_atomic_int enabled;	/* release in enable; acquire in check */
+	/* counter bound with fi_mr_bind: set once under lock (release),
+	 * read by pl_keymap_count (acquire); cntr_events before it */
+	pl_atomic_ptr cntr;
+	uint64_t cntr_events;
 	uint64_t key, access;	/* set before publication */
 	struct rcu_head rcu;
 	size_t nseg;		/* set before publication */
@@ -136,6 +141,55 @@ int pl_keymap_enable(struct pl_keymap *map, uint64_t key)
 		pl_store_release(&e->enabled, 1);
 	pthread_mutex_unlock(&map->lock);
 	return e ? 0 : -FI_ENOKEY;
+}
+
+int pl_keymap_bind_cntr(struct pl_keymap *map, uint64_t key,
+			struct fid_cntr *cntr, uint64_t events)
+{
+	pl_atomic_ptr *link;
+	struct pl_keymap_ent *e;
+	int ret = 0;
+
+	if (!map || !cntr || !events)
+		return -FI_EINVAL;
+	pthread_mutex_lock(&map->lock);
+	e = pl_keymap_find_locked(pl_keymap_head(map, key), key, &link);
+	if (!e) {
+		ret = -FI_ENOKEY;
+	} else if (pl_load_relaxed(&e->cntr)) {
+		ret = -FI_EALREADY;
+	} else {
+		e->cntr_events = events;
+		/* release: publishes cntr_events with it; pairs with the
+		 * acquire in pl_keymap_count */
+		pl_store_release(&e->cntr, (void *)cntr);
+	}
+	pthread_mutex_unlock(&map->lock);
+	return ret;
+}
+
+void pl_keymap_count(struct pl_keymap *map, uint64_t key, uint64_t event)
+{
+	struct pl_keymap_ent *e;
+	struct fid_cntr *c;
+
+	if (!map)
+		return;
+	pl_av_rcu_read_lock();
+	/* acquire: pairs with the release in insert/remove */
+	for (e = pl_av_rcu_deref(pl_keymap_head(map, key)); e;
+	     e = pl_av_rcu_deref(&e->next)) {
+		if (e->key != key)
+			continue;
+		/* acquire: pairs with the release in pl_keymap_bind_cntr */
+		c = pl_load_acquire(&e->cntr);
+		/* inside the read-side section: the MR's close waits for
+		 * it before it lets the counter go (pl_mr.c) */
+		if (c && (e->cntr_events & event))
+			pl_cntr_inc(c);
+		break;
+	}
+	pl_av_rcu_read_unlock();
 }
 
 int pl_keymap_remove(struct pl_keymap *map, uint64_t key)

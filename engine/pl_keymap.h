@@ -60,6 +60,24 @@ int pl_keymap_insertv(struct pl_keymap *map, uint64_t key,
 int pl_keymap_enable(struct pl_keymap *map, uint64_t key);
 /* -FI_ENOKEY when absent. */
 int pl_keymap_remove(struct pl_keymap *map, uint64_t key);
+
+struct fid_cntr;
+/*
+ * fi_mr_bind of a counter: remote accesses to key whose kind is in events
+ * (FI_REMOTE_WRITE, FI_REMOTE_READ) increment cntr (an engine counter).
+ * Once per key: -FI_EALREADY after that, -FI_ENOKEY for an unknown key.
+ * The caller keeps cntr alive until the key is removed and a grace period
+ * has passed (pl_av_rcu_barrier after pl_keymap_remove). Control path,
+ * under the map lock.
+ */
+int pl_keymap_bind_cntr(struct pl_keymap *map, uint64_t key,
+			struct fid_cntr *cntr, uint64_t events);
+/*
+ * The data path, after a remote access of kind event (FI_REMOTE_WRITE or
+ * FI_REMOTE_READ) to key was carried out: increments the counter bound
+ * to key for that kind, if any. Any thread; lock-free (RCU read side).
+ */
+void pl_keymap_count(struct pl_keymap *map, uint64_t key, uint64_t event);
 /*
  * Validate a remote access: addr is absolute (FI_MR_VIRT_ADDR) or an
  * offset into the region (virt_addr false). 0 when [addr, addr+len) lies

@@ -547,6 +547,32 @@ struct pl_match_unexp *pl_match_unexp_next(struct pl_match *m,
 	return l == h ? NULL : PL_MATCH_UX(l);
 }
 
+size_t pl_match_unexp_resolve(struct pl_match *m,
+			      fi_addr_t (*resolve)(void *arg,
+						   const struct pl_match_unexp *ux),
+			      void *arg)
+{
+	struct pl_match_unexp *ux;
+	size_t left = 0;
+	int k;
+
+	PL_MATCH_ENTER(m);
+	/* the source is not a key of any queue or bucket (tagged entries
+	 * hash by tag), so it changes in place */
+	for (k = 0; k < PL_MATCH_KINDS; k++) {
+		for (ux = pl_match_unexp_next(m, k, NULL); ux;
+		     ux = pl_match_unexp_next(m, k, ux)) {
+			if (ux->src != FI_ADDR_NOTAVAIL)
+				continue;
+			ux->src = resolve(arg, ux);
+			if (ux->src == FI_ADDR_NOTAVAIL)
+				left++;
+		}
+	}
+	PL_MATCH_LEAVE(m);
+	return left;
+}
+
 size_t pl_match_posted_count(const struct pl_match *m, enum pl_match_kind k)
 {
 	return m->q[k].posted;

@@ -220,6 +220,19 @@ int pl_match_cancel(struct pl_match *m, void *context,
 		    struct pl_match_rx **rx_p);
 void pl_match_rx_free(struct pl_match *m, struct pl_match_rx *rx);
 
+/*
+ * Queued unexpected messages whose sender was not known when they arrived
+ * (src FI_ADDR_NOTAVAIL) take the address resolve() now gives them (it
+ * may still be FI_ADDR_NOTAVAIL), so that a directed receive posted
+ * after the sender's address was inserted matches them, and FI_SOURCE
+ * reports it. Call before posting, under the owner's serialization.
+ * Returns how many such messages stay without an address.
+ */
+size_t pl_match_unexp_resolve(struct pl_match *m,
+			      fi_addr_t (*resolve)(void *arg,
+						   const struct pl_match_unexp *ux),
+			      void *arg);
+
 /* Walk unexpected entries (fini-time cleanup): prev NULL for the first. */
 struct pl_match_unexp *pl_match_unexp_next(struct pl_match *m,
 		enum pl_match_kind kind, struct pl_match_unexp *prev);

@@ -5,6 +5,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_av_rcu.h"
 #include "pl_cntr.h"
 #include "pl_compiler.h"
 #include "pl_fid_nosys.h"
@@ -24,8 +25,13 @@ static int pl_mr_close(struct fid *fid)
 	if (pl_load_acquire(&mr->refs) != 0)
 		return -FI_EBUSY;
 	pl_keymap_remove(mr->map, mr->key);
-	if (mr->cntr_ref)
+	if (mr->cntr_ref) {
+		/* a remote access counting into the counter may still be
+		 * inside its read-side section (pl_keymap_count): once the
+		 * removed entry's reclaim has run, none is */
+		pl_av_rcu_barrier();
 		pl_cntr_unref(mr->cntr);
+	}
 	pl_domain_child_put(mr->dom);
 	free(mr);
 	return 0;

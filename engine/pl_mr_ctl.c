@@ -35,15 +35,23 @@ static int pl_mr_bind_ep(struct pl_mr *mr, struct fid *ep, uint64_t flags)
 static int pl_mr_bind_cntr(struct pl_mr *mr, struct fid_cntr *c,
 			   uint64_t flags)
 {
+	int ret;
+
 	if (!flags)
 		return -FI_EINVAL;
-	if (flags & ~FI_REMOTE_WRITE)
+	/* fi_mr(3) names FI_REMOTE_WRITE only: a remote write or atomic
+	 * that modifies the region counts */
+	if (flags & ~(uint64_t)FI_REMOTE_WRITE)
 		return -FI_EBADFLAGS;
 	if (mr->cntr)
 		return -FI_EALREADY;
 	/* An engine counter (it has a waitable) is referenced, so its
-	 * fi_close answers -FI_EBUSY while this MR counts into it. */
+	 * fi_close answers -FI_EBUSY while this MR counts into it, and the
+	 * key map counts remote accesses into it (pl_keymap_count). */
 	if (pl_cntr_waitable(c)) {
+		ret = pl_keymap_bind_cntr(mr->map, mr->key, c, flags);
+		if (ret)
+			return ret;
 		pl_cntr_ref(c);
 		mr->cntr_ref = true;
 	}

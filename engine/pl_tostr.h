@@ -107,6 +107,11 @@ void pl_tostr_flags_bracket(char *buf, size_t len,
 			    const struct pl_tostr_flags *set, uint64_t v);
 /* comp_order's own rendering: NONE for zero, STRICT only when whole. */
 void pl_tostr_flags_comp_order(char *buf, size_t len, uint64_t v);
+/* v as a log line wants it: the names of its bits in set, comma
+ * separated, any bits without a name as one hex value, "none" for 0.
+ * Overwrites buf; returns it. */
+const char *pl_tostr_flags_names(char *buf, size_t len,
+				 const struct pl_tostr_flags *set, uint64_t v);
 
 /* ---- pl_tostr_addr.c ---- */
 

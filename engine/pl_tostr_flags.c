@@ -120,3 +120,24 @@ void pl_tostr_flags_comp_order(char *buf, size_t len, uint64_t v)
 	pl_tostr_strip_comma(buf, len);
 	pl_tostr_catf(buf, len, " ]");
 }
+
+const char *pl_tostr_flags_names(char *buf, size_t len,
+				 const struct pl_tostr_flags *set, uint64_t v)
+{
+	uint64_t named = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; i < set->count; i++)
+		if ((v & set->flags[i].bit) == set->flags[i].bit &&
+		    set->flags[i].bit)
+			named |= set->flags[i].bit;
+	pl_tostr_flags_list(buf, len, set, v & named);
+	if (v & ~named)
+		pl_tostr_catf(buf, len, "%s%#llx", buf[0] ? ", " : "",
+			      (unsigned long long)(v & ~named));
+	if (!buf[0])
+		pl_tostr_catf(buf, len, "none");
+	return buf;
+}

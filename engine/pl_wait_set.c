@@ -17,6 +17,7 @@
  * armed first (pl_progress_ctx_trywait) and their wait fds are in the
  * epoll set, so data that still needs progress wakes the sleeper too.
  */
+#include "pl_fabric_obj.h"
 #include "pl_wait_set.h"
 #include "pl_waitable.h"
 #include "pl_progress.h"
@@ -57,6 +58,7 @@ struct pl_wait_set {
 	struct pl_wait_set_ctx *ctxs;
 	size_t nctx, ctxcap;
 	uint64_t change_index;
+	struct fid_fabric *fabric;	/* immutable: counted parent */
 };
 
 #define PL_WAIT_SET(ws) ((struct pl_wait_set *)(ws))
@@ -414,6 +416,7 @@ static int pl_wait_set_close(struct fid *fid)
 	pthread_rwlock_unlock(&s->mlock);
 	if (n)
 		return -FI_EBUSY;
+	pl_fabric_obj_child_put(s->fabric);
 	pl_wait_set_free(s);
 	return 0;
 }
@@ -459,7 +462,6 @@ int pl_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
 	struct pl_wait_set *s;
 	int ret;
 
-	(void)fabric;
 	if (!waitset_p || (attr && attr->flags))
 		return -FI_EINVAL;
 	if (kind == FI_WAIT_UNSPEC)
@@ -489,6 +491,8 @@ int pl_wait_open(struct fid_fabric *fabric, struct fi_wait_attr *attr,
 	s->wait.fid.fclass = FI_CLASS_WAIT;
 	s->wait.fid.ops = &pl_wait_set_fid_ops;
 	s->wait.ops = &pl_wait_set_ops;
+	s->fabric = fabric;
+	pl_fabric_obj_child_get(fabric);
 	*waitset_p = &s->wait;
 	return 0;
 err_free:

@@ -150,6 +150,7 @@ int shm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		    struct fid_domain **domain_p, void *context)
 {
 	struct shm_domain *d;
+	uint32_t version;
 	int ret;
 
 	if (!fabric || !info || !info->domain_attr || !domain_p)
@@ -160,9 +161,10 @@ int shm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	ret = pl_keymap_init(&d->keymap);
 	if (ret)
 		goto err_free;
-	ret = pl_domain_init(&d->base, fabric, info, fabric->api_version ?
-			     fabric->api_version : FI_VERSION(1, 17),
-			     SHM_MR_MODE, context);
+	version = fabric->api_version ? fabric->api_version :
+					FI_VERSION(1, 17);
+	ret = pl_domain_init(&d->base, fabric, info, version,
+			     shm_mr_mode_domain(info, version), context);
 	if (ret)
 		goto err_keymap;
 	d->base.domain_fid.fid.ops = &shm_domain_fid_ops;

@@ -51,6 +51,7 @@
 #include <rdma/fi_tagged.h>
 
 #include "pl_av.h"
+#include "pl_fabric_obj.h"
 #include "pl_compiler.h"
 #include "pl_domain.h"
 #include "pl_ep.h"
@@ -63,7 +64,7 @@
 /* ---- fabric (shm_fabric.c) ---- */
 
 struct shm_fabric {
-	struct fid_fabric fabric_fid;
+	struct pl_fabric_obj base;	/* counts domains, EQs, wait sets */
 	uint32_t api_version;
 };
 
@@ -72,8 +73,14 @@ int shm_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 
 /* ---- domain (shm_domain.c) ---- */
 
-/* The MR modes the provider needs from the application. */
+/* The MR mode the provider reports when the application leaves the
+ * choice open; it serves the others too (shm_mr_mode.c). */
 #define SHM_MR_MODE	(FI_MR_VIRT_ADDR | FI_MR_PROV_KEY)
+
+/* shm_mr_mode.c: the mode fi_getinfo offers for these hints (NULL: none),
+ * and the one a domain opened from info runs in. */
+int shm_mr_mode_offer(uint32_t version, const struct fi_info *hints);
+int shm_mr_mode_domain(const struct fi_info *info, uint32_t version);
 
 struct shm_domain {
 	struct pl_domain base;		/* FIRST: the engine casts to it */
@@ -182,6 +189,9 @@ struct shm_ep {
 	size_t			ntxe;
 	struct shm_ep_txe	*txe_free;
 	struct shm_ep_mrecv	*mrecv;	 /* multi-recv trackers (shm_ep_rx.c) */
+	/* pl_av_insert_gen when queued messages from senders missing from
+	 * the AV were last looked up again (shm_ep_rx.c); under the lock */
+	uint64_t		ux_av_gen;
 	unsigned		naliases; /* control path: fi_ep_alias'es open */
 };
 

@@ -70,17 +70,19 @@ static ssize_t shm_ep_amo_submit(struct fid_ep *e, const struct shm_ep_amo *a,
 	uint64_t txf, rxf, flags = a->flags;
 	struct shm_ep *ep = shm_ep_of(e, &txf, &rxf);
 	size_t max, size, count, i;
+	bool operand;
 	uint8_t *p;
 	int ret;
 
 	ret = shm_atomic_query(a->dt, a->op, a->kind, &max, &size);
 	if (ret)
 		return ret;
-	count = shm_ep_ioc_count(a->buf, a->buf_count);
-	/* ATOMIC_READ takes no operand: its count is the result's */
-	if (a->op == FI_ATOMIC_READ && (count == 0 || count == SIZE_MAX) &&
-	    !(a->buf_count && a->buf))
-		count = shm_ep_ioc_count(a->res, a->res_count);
+	/* fi_atomic(3): a fetching ATOMIC_READ ignores the source buffer,
+	 * which may be NULL, alone or inside an iovec ({NULL, 1}); its
+	 * count is the result's */
+	operand = !(a->op == FI_ATOMIC_READ && a->kind != SHM_ATOMIC_WRITE);
+	count = operand ? shm_ep_ioc_count(a->buf, a->buf_count) :
+			  shm_ep_ioc_count(a->res, a->res_count);
 	if (!count || count == SIZE_MAX || count > max)
 		return -FI_EINVAL;
 	if (a->kind == SHM_ATOMIC_COMPARE &&
@@ -99,7 +101,7 @@ static ssize_t shm_ep_amo_submit(struct fid_ep *e, const struct shm_ep_amo *a,
 	req->kind = (uint8_t)a->kind;
 	req->count = (uint32_t)count;
 	p = req->data;
-	if (a->buf_count && a->buf)
+	if (operand)
 		p = shm_ep_ioc_gather(p, a->buf, a->buf_count, size);
 	else
 		memset(p, 0, count * size), p += count * size;

@@ -52,12 +52,17 @@ static int shm_ep_rma_check(struct shm_ep *ep, uint64_t key, uint64_t addr,
 }
 
 static void shm_ep_rma_event(struct shm_ep *ep, enum pl_ep_cntr_kind kind,
-			     bool cq_data, uint64_t data, uint64_t len)
+			     uint64_t key, bool cq_data, uint64_t data,
+			     uint64_t len)
 {
 	struct fid_cntr *cntr = pl_ep_cntr(&ep->base, kind);
 
 	if (ep->closing)
 		return;
+	/* a counter bound to the MR itself (fi_mr_bind) */
+	pl_keymap_count(&ep->dom->keymap, key,
+			kind == PL_EP_CNTR_REMOTE_READ ? FI_REMOTE_READ :
+							 FI_REMOTE_WRITE);
 	if (cq_data && ep->base.rx_cq)
 		pl_cq_write(ep->base.rx_cq, NULL,
 			    FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
@@ -70,6 +75,7 @@ static void shm_ep_rma_write_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 {
 	bool cq_data = rx->flags & SHM_XF_CQ_DATA;
 	uint64_t data = rx->cq_data, size = rx->size, len = 0;
+	uint64_t key = rx->key;	/* rx may be freed by deliver */
 	struct iovec iov;
 	void *dst;
 	int ret;
@@ -85,12 +91,13 @@ static void shm_ep_rma_write_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 	/* rx is freed (0, error) or kept until rma_done (1) */
 	ret = shm_xfer_rx_deliver(rx, &iov, 1, &len);
 	if (ret == 0)
-		shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_WRITE, cq_data, data,
-				 len);
+		shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_WRITE, key, cq_data,
+				 data, len);
 }
 
 static void shm_ep_rma_read_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 {
+	uint64_t key = rx->key;	/* rx may be freed by the reply */
 	void *src;
 	int ret;
 
@@ -101,7 +108,7 @@ static void shm_ep_rma_read_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 		return;
 	}
 	shm_xfer_rx_reply(rx, src, rx->size, 0, false);
-	shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_READ, false, 0, 0);
+	shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_READ, key, false, 0, 0);
 }
 
 static void shm_ep_atomic_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
@@ -139,7 +146,7 @@ static void shm_ep_atomic_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 				   result);
 	shm_ep_rma_event(ep, access == FI_REMOTE_READ ?
 			 PL_EP_CNTR_REMOTE_READ : PL_EP_CNTR_REMOTE_WRITE,
-			 false, 0, 0);
+			 rx->key, false, 0, 0);
 	if (req->kind == SHM_ATOMIC_WRITE)
 		shm_xfer_rx_reply(rx, NULL, 0, 0, false);
 	else
@@ -165,6 +172,6 @@ void shm_ep_rma_done(struct shm_xfer_ep *xep, struct shm_xfer_rx *rx,
 
 	if (status || !(rx->flags & SHM_XF_RMA_WRITE))
 		return;	/* the initiator learns a failure; nothing here */
-	shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_WRITE,
+	shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_WRITE, rx->key,
 			 rx->flags & SHM_XF_CQ_DATA, rx->cq_data, len);
 }

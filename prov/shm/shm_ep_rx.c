@@ -41,6 +41,32 @@ static fi_addr_t shm_ep_src_addr(struct shm_ep *ep, const char *name)
 	return fa;
 }
 
+static fi_addr_t shm_ep_ux_src(void *arg, const struct pl_match_unexp *ux)
+{
+	const struct shm_xfer_rx *rx = ux->prov;
+
+	return shm_ep_src_addr(arg, rx->src_name);
+}
+
+/* Messages queued before their sender was in the AV take its address
+ * once it is there (an insert since the last look): a directed receive
+ * then matches them and FI_SOURCE reports them. */
+static void shm_ep_ux_refresh(struct shm_ep *ep)
+{
+	uint64_t gen;
+
+	if (!ep->base.av ||
+	    !(ep->base.caps & (FI_SOURCE | FI_DIRECTED_RECV)) ||
+	    (!pl_match_unexp_count(&ep->match, PL_MATCH_MSG) &&
+	     !pl_match_unexp_count(&ep->match, PL_MATCH_TAGGED)))
+		return;
+	gen = pl_av_insert_gen(ep->base.av);
+	if (gen && gen == ep->ux_av_gen)
+		return;
+	ep->ux_av_gen = gen;
+	pl_match_unexp_resolve(&ep->match, shm_ep_ux_src, ep);
+}
+
 /* The part [off, off + len) of iov, as iovecs; returns the count. */
 static size_t shm_ep_iov_slice(const struct iovec *iov, size_t cnt,
 			       size_t off, size_t len, struct iovec *out)
@@ -399,6 +425,7 @@ ssize_t shm_ep_recv(struct shm_ep *ep, enum pl_match_kind kind,
 		ret = -FI_EOPBADSTATE;
 		goto out;
 	}
+	shm_ep_ux_refresh(ep);
 	ret = pl_match_post(&ep->match, kind, &r, &res);
 	if (ret == -FI_ENOMSG) {
 		shm_ep_rx_error(ep, r.context, FI_RECV | shm_ep_kind_flag(kind),

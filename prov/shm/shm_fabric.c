@@ -20,8 +20,12 @@
 static int shm_fabric_close(struct fid *fid)
 {
 	struct shm_fabric *f = pl_container_of(fid, struct shm_fabric,
-					       fabric_fid.fid);
+					       base.fabric_fid.fid);
+	int ret;
 
+	ret = pl_fabric_obj_fini(&f->base);
+	if (ret)
+		return ret;
 	free(f);
 	return 0;
 }
@@ -59,11 +63,9 @@ int shm_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 	if (!f)
 		return -FI_ENOMEM;
 	f->api_version = attr->api_version;
-	f->fabric_fid.fid.fclass = FI_CLASS_FABRIC;
-	f->fabric_fid.fid.context = context;
-	f->fabric_fid.fid.ops = &shm_fabric_fid_ops;
-	f->fabric_fid.ops = &shm_fabric_ops;
-	f->fabric_fid.api_version = attr->api_version;
-	*fabric_p = &f->fabric_fid;
+	pl_fabric_obj_init(&f->base, attr->api_version, context);
+	f->base.fabric_fid.fid.ops = &shm_fabric_fid_ops;
+	f->base.fabric_fid.ops = &shm_fabric_ops;
+	*fabric_p = &f->base.fabric_fid;
 	return 0;
 }

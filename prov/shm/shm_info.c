@@ -7,6 +7,7 @@
 
 #include "pl_info.h"
 #include "shm_addr.h"
+#include "shm_ep.h"
 #include "shm_info.h"
 #include "shm_layout.h"
 #include "shm_params.h"
@@ -53,7 +54,10 @@ static void shm_info_attrs(struct fi_info *info)
 	info->tx_attr->caps = SHM_TX_CAPS;
 	info->tx_attr->msg_order = FI_ORDER_SAS;
 	info->tx_attr->comp_order = FI_ORDER_NONE;
-	info->tx_attr->op_flags = FI_TRANSMIT_COMPLETE;
+	/* defaults: none, as the reference reports; fi_getinfo puts the
+	 * ones the hints ask for here (engine/pl_hints_opflags.c) */
+	info->tx_attr->op_flags = 0;
+	info->rx_attr->op_flags = 0;
 	info->tx_attr->inject_size = SHM_INJECT_SIZE;
 	info->tx_attr->size = p->tx_size;
 	info->tx_attr->iov_limit = SHM_IOV_LIMIT;
@@ -74,6 +78,8 @@ static void shm_info_attrs(struct fi_info *info)
 	info->ep_attr->max_msg_size = SIZE_MAX;
 	info->ep_attr->tx_ctx_cnt = 1;
 	info->ep_attr->rx_ctx_cnt = 1;
+	/* tags match on all 64 bits (pl_match_tag): any layout fits */
+	info->ep_attr->mem_tag_format = PL_TAG_FORMAT_GENERIC;
 
 	info->domain_attr->caps = SHM_DOMAIN_CAPS;
 	info->domain_attr->threading = FI_THREAD_SAFE;
@@ -107,6 +113,8 @@ int shm_info_get(uint32_t version, const char *node, const char *service,
 	if (!info)
 		return -FI_ENOMEM;
 	shm_info_attrs(info);
+	/* the registration mode the application prefers (shm_mr_mode.c) */
+	info->domain_attr->mr_mode = shm_mr_mode_offer(version, hints);
 	/* S3: auto progress when asked for (the progress thread sleeps);
 	 * control operations are synchronous, so either value holds */
 	if (hints && hints->domain_attr) {

@@ -57,6 +57,30 @@ static void test_auto_progress_opens(void **state)
 	assert_int_equal(pl_domain_close(&dom->domain_fid.fid), 0);
 }
 
+/* A client granted no RMA or atomics is not asked for the registration
+ * modes only an RMA target needs; the domain keeps the provider's choice
+ * for them. One granted FI_RMA is asked. */
+static void test_mr_mode_without_rma(void **state)
+{
+	(void)state;
+	struct pl_domain *dom = calloc(1, sizeof(*dom));
+	struct fi_domain_attr a = { .threading = FI_THREAD_SAFE };
+	struct fi_info i = { .caps = FI_TAGGED | FI_SEND | FI_RECV,
+			     .domain_attr = &a };
+
+	assert_non_null(dom);
+	assert_int_equal(pl_domain_init(dom, NULL, &i, FI_VERSION(1, 17),
+					FI_MR_VIRT_ADDR | FI_MR_PROV_KEY,
+					NULL), 0);
+	assert_int_equal(dom->mr_mode, FI_MR_VIRT_ADDR | FI_MR_PROV_KEY);
+	assert_int_equal(pl_domain_fini(dom), 0);
+	i.caps |= FI_RMA;
+	assert_int_equal(pl_domain_init(dom, NULL, &i, FI_VERSION(1, 17),
+					FI_MR_VIRT_ADDR | FI_MR_PROV_KEY,
+					NULL), -FI_ENODATA);
+	free(dom);
+}
+
 static void test_null_accessors(void **state)
 {
 	(void)state;
@@ -119,6 +143,7 @@ int main(void)
 		cmocka_unit_test(test_accessors_manual),
 		cmocka_unit_test(test_auto_progress_opens),
 		cmocka_unit_test(test_null_accessors),
+		cmocka_unit_test(test_mr_mode_without_rma),
 		cmocka_unit_test(test_busy_close),
 		cmocka_unit_test(test_bind_checks),
 		cmocka_unit_test(test_mr_mode),

@@ -301,13 +301,40 @@ static void test_mr_mode_bits(void **state)
 
 	h->domain_attr->mr_mode = 0;		/* A needs FI_MR_LOCAL */
 	assert_int_equal(count_and_free(h), 2);
-	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR;
+	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_PROV_KEY |
+				  FI_MR_VIRT_ADDR;
 	assert_int_equal(survivors(h, &info), 3);
 	a = gi_find(info, "testprov", FI_EP_MSG);
-	assert_int_equal(a->domain_attr->mr_mode, FI_MR_LOCAL);
+	assert_int_equal(a->domain_attr->mr_mode,
+			 FI_MR_LOCAL | FI_MR_PROV_KEY);
 	fi_freeinfo(info);
 	h->domain_attr->mr_mode = FI_MR_BASIC | FI_MR_LOCAL;	/* mixed */
 	assert_int_equal(count_and_free(h), 0);
+	fi_freeinfo(h);
+}
+
+/* A needs FI_MR_PROV_KEY for its RMA: a client granted no RMA or
+ * atomics is not asked for it (nor for any other RMA-target bit), one
+ * granted FI_RMA is. */
+static void test_mr_rma_target_bits_only_for_rma(void **state)
+{
+	struct fi_info *h = gi_hints(NULL), *info, *a;
+
+	h->domain_attr->mr_mode = FI_MR_LOCAL;
+	assert_int_equal(count_and_free(h), 2);	/* caps 0: A's RMA too */
+	h->caps = FI_MSG;
+	assert_int_equal(survivors(h, &info), 3);
+	a = gi_find(info, "testprov", FI_EP_MSG);
+	assert_non_null(a);
+	assert_int_equal(a->domain_attr->mr_mode, FI_MR_LOCAL);
+	fi_freeinfo(info);
+	h->caps = FI_MSG | FI_RMA;
+	assert_int_equal(count_and_free(h), 0);	/* only A has RMA */
+	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_PROV_KEY;
+	assert_int_equal(survivors(h, &info), 1);
+	assert_int_equal(info->domain_attr->mr_mode,
+			 FI_MR_LOCAL | FI_MR_PROV_KEY);
+	fi_freeinfo(info);
 	fi_freeinfo(h);
 }
 
@@ -386,6 +413,53 @@ static void test_tag_format_must_fit_and_is_echoed(void **state)
 	fi_freeinfo(h);
 }
 
+/* Default op_flags asked for in the hints come back as the endpoint's
+ * defaults where the provider can serve them, and refuse it where not
+ * (A: multi-recv and inject 64; B: neither). */
+static void test_op_flags_from_hints(void **state)
+{
+	struct fi_info *h = gi_hints(NULL), *info, *a;
+
+	assert_int_equal(survivors(h, &info), 3);
+	assert_int_equal(gi_find(info, "testprov", FI_EP_MSG)->rx_attr->op_flags,
+			 0);
+	fi_freeinfo(info);
+
+	h->rx_attr->op_flags = FI_MULTI_RECV;
+	assert_int_equal(survivors(h, &info), 1);
+	a = gi_find(info, "testprov", FI_EP_MSG);
+	assert_non_null(a);
+	assert_int_equal(a->rx_attr->op_flags, FI_MULTI_RECV);
+	fi_freeinfo(info);
+	h->rx_attr->op_flags = 0;
+
+	/* the pair inherits A's inject size; B has none */
+	h->tx_attr->op_flags = FI_INJECT | FI_COMPLETION;
+	assert_int_equal(survivors(h, &info), 2);
+	assert_null(gi_find(info, "testprov", FI_EP_RDM));
+	for (a = info; a; a = a->next)
+		assert_int_equal(a->tx_attr->op_flags,
+				 FI_INJECT | FI_COMPLETION);
+	fi_freeinfo(info);
+
+	h->tx_attr->op_flags = FI_DELIVERY_COMPLETE;
+	assert_int_equal(survivors(h, &info), 3);
+	for (a = info; a; a = a->next)
+		assert_int_equal(a->tx_attr->op_flags, FI_DELIVERY_COMPLETE);
+	fi_freeinfo(info);
+
+	/* not defaults at all, or not of that direction */
+	h->tx_attr->op_flags = FI_MULTI_RECV;
+	assert_int_equal(count_and_free(h), 0);
+	h->tx_attr->op_flags = 0;
+	h->rx_attr->op_flags = FI_INJECT;
+	assert_int_equal(count_and_free(h), 0);
+	h->rx_attr->op_flags = 0;
+	h->tx_attr->op_flags = FI_COMMIT_COMPLETE;	/* no FI_RMA_PMEM */
+	assert_int_equal(count_and_free(h), 0);
+	fi_freeinfo(h);
+}
+
 static void test_passive_endpoint_handle_is_returned(void **state)
 {
 	struct fi_info *h = gi_hints("testprov"), *info;
@@ -421,11 +495,13 @@ int main(void)
 		cmocka_unit_test(test_progress_and_resource_management),
 		cmocka_unit_test(test_av_type),
 		cmocka_unit_test(test_mr_mode_bits),
+		cmocka_unit_test(test_mr_rma_target_bits_only_for_rma),
 		cmocka_unit_test(test_mr_basic_with_local_mr_mode),
 		cmocka_unit_test(test_api_before_1_5_gets_legacy_mr_mode),
 		cmocka_unit_test(test_message_and_completion_order),
 		cmocka_unit_test(test_tag_format_must_fit_and_is_echoed),
 		cmocka_unit_test(test_passive_endpoint_handle_is_returned),
+		cmocka_unit_test(test_op_flags_from_hints),
 	};
 
 	return cmocka_run_group_tests(tests, gi_setup, NULL);

@@ -506,6 +506,40 @@ static void test_queue_unexp_after_take(void **state)
 	assert_int_equal(pl_match_unexp_count(&f->m, PL_MATCH_TAGGED), 0);
 }
 
+/* the provider's lookup: tag 1's sender is now known as 9, tag 2's
+ * still is not */
+static fi_addr_t resolve_by_tag(void *arg, const struct pl_match_unexp *ux)
+{
+	(void)arg;
+	return ux->tag == 1 ? 9 : FI_ADDR_NOTAVAIL;
+}
+
+/* Unexpected messages queued without a sender address take the one the
+ * provider resolves later, and then match receives directed at it. */
+static void test_unexp_resolve_late_source(void **state)
+{
+	struct fx *f = *state;
+	struct pl_match_result r;
+	struct pl_match_hdr h = { .src = FI_ADDR_NOTAVAIL, .size = 8 };
+
+	assert_int_equal(arrive_t(f, 1, FI_ADDR_NOTAVAIL, 8, &r),
+			 PL_MATCH_QUEUED);
+	assert_int_equal(arrive_t(f, 2, FI_ADDR_NOTAVAIL, 8, &r),
+			 PL_MATCH_QUEUED);
+	assert_int_equal(pl_match_arrive(&f->m, PL_MATCH_MSG, &h, &r, NULL),
+			 PL_MATCH_QUEUED);
+	assert_int_equal(post_t(f, 1, 1, 0, 9, 0, &r), PL_MATCH_QUEUED);
+	pl_match_cancel(&f->m, (void *)1, &r.rx);
+	pl_match_rx_free(&f->m, r.rx);
+	/* tag 2 and the untagged one stay without a source */
+	assert_int_equal(pl_match_unexp_resolve(&f->m, resolve_by_tag, NULL),
+			 2);
+	assert_int_equal(post_t(f, 1, 1, 0, 9, 0, &r), PL_MATCH_MATCHED);
+	assert_int_equal(r.ux->src, 9);
+	pl_match_done(&f->m, &r);
+	assert_int_equal(post_t(f, 2, 2, 0, 9, 0, &r), PL_MATCH_QUEUED);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown), \
 	cmocka_unit_test_setup_teardown(fn, fx_setup_linear, fx_teardown)
 
@@ -525,6 +559,7 @@ int main(void)
 		T(test_directed_msg), T(test_unexpected_exact_and_wild),
 		T(test_take_matches_or_changes_nothing),
 		T(test_queue_unexp_after_take),
+		T(test_unexp_resolve_late_source),
 		cmocka_unit_test(test_unexpected_limit),
 	};
 

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
@@ -26,7 +27,10 @@ static void *producer(void *arg)
 
 	for (uint64_t i = 0; i < PER; i++) {
 		uint64_t v = base + i;
-		pl_eq_write_event(eq, FI_NOTIFY, &v, sizeof(v), 0);
+		/* the EQ is bounded: wait for the reader when full */
+		while (pl_eq_write_event(eq, FI_NOTIFY, &v, sizeof(v), 0) ==
+		       -FI_EAGAIN)
+			sched_yield();
 	}
 	return NULL;
 }

@@ -97,7 +97,7 @@ static struct fi_info *testprov_msg_info(void)
 	info->domain_attr->data_progress = FI_PROGRESS_AUTO;
 	info->domain_attr->resource_mgmt = FI_RM_ENABLED;
 	info->domain_attr->av_type = FI_AV_UNSPEC;
-	info->domain_attr->mr_mode = FI_MR_LOCAL;
+	info->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_PROV_KEY;
 	info->domain_attr->mr_key_size = 8;
 	info->domain_attr->cq_data_size = 8;
 	info->domain_attr->cq_cnt = 16;

@@ -76,6 +76,29 @@ static inline void rt_close(struct rt *r)
 	tep_close(&r->t);
 }
 
+/* Register buf in the domain's mode: without FI_MR_PROV_KEY the test
+ * picks the keys (0x1000, 0x1001, ... in each process). */
+static inline struct fid_mr *rt_reg(struct rt *r, void *buf, size_t len,
+				    uint64_t access)
+{
+	static uint64_t next_key = 0x1000;
+	struct fid_mr *mr;
+
+	SHM_CHECK(fi_mr_reg(r->t.domain, buf, len, access, 0, next_key++, 0,
+			    &mr, NULL) == 0);
+	if (!(r->t.info->domain_attr->mr_mode & FI_MR_PROV_KEY))
+		SHM_CHECK(fi_mr_key(mr) == next_key - 1);
+	return mr;
+}
+
+/* What a peer names the start of a registration by: its virtual
+ * address, or offset 0 without FI_MR_VIRT_ADDR. */
+static inline uint64_t rt_addr(const struct rt *r, const void *start)
+{
+	return (r->t.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
+	       (uint64_t)(uintptr_t)start : 0;
+}
+
 /* Wait for the next transmit completion; 0 or its positive fi_errno
  * (err_p gets the error entry). Drives progress. */
 static inline int rt_tx_next(struct rt *r, struct fi_cq_err_entry *err_p)

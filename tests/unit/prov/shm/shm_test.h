@@ -78,7 +78,9 @@ static inline int shm_test_verify(const void *buf, uint64_t len, uint64_t seq)
 }
 
 /* fi_getinfo for the shm provider as the endpoint tests ask for it: RDM,
- * caps, the mr_mode bits every test supports, and the threading and
+ * caps, the mr_mode bits every test supports (SHM_TEST_MR_MODE in the
+ * environment, a number, replaces them: 0 is what symmetric-heap PGAS
+ * runtimes ask, offsets and their own keys), and the threading and
  * data_progress asked for (0: unspecified). */
 static inline int shm_test_getinfo(uint64_t caps, enum fi_threading threading,
 				   enum fi_progress progress,
@@ -91,12 +93,17 @@ static inline int shm_test_getinfo(uint64_t caps, enum fi_threading threading,
 		return -FI_ENOMEM;
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->caps = caps;
-	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY |
-				      FI_MR_ALLOCATED;
+	hints->domain_attr->mr_mode = getenv("SHM_TEST_MR_MODE") ?
+		(int)strtol(getenv("SHM_TEST_MR_MODE"), NULL, 0) :
+		FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED;
 	hints->domain_attr->threading = threading;
 	hints->domain_attr->data_progress = progress;
 	hints->fabric_attr->prov_name = strdup("shm");
 	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, info_p);
+	/* the mode granted is one the test asked for */
+	if (!ret && ((*info_p)->domain_attr->mr_mode &
+		     ~hints->domain_attr->mr_mode))
+		ret = -FI_ENODATA;
 	fi_freeinfo(hints);
 	return ret;
 }

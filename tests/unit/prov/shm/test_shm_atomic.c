@@ -64,10 +64,8 @@ static void ct_target(struct rt *r)
 
 	SHM_CHECK(w);
 	w->max = -1;
-	SHM_CHECK(fi_mr_reg(r->t.domain, w, sizeof(*w),
-			    FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0, &mr,
-			    NULL) == 0);
-	board->addr[0][0] = (uint64_t)(uintptr_t)w;
+	mr = rt_reg(r, w, sizeof(*w), FI_REMOTE_READ | FI_REMOTE_WRITE);
+	board->addr[0][0] = rt_addr(r, w);
 	board->key[0][0] = fi_mr_key(mr);
 	atomic_store(&board->step, 1);
 	/* serve until every initiator is done */
@@ -248,6 +246,34 @@ static void ops_initiator(struct rt *r, fi_addr_t t)
 	/* now {7, -2, 9, -4}; read back with ATOMIC_READ */
 	OP_FETCH(r, t, i32, NULL, res, 4, FI_INT32, FI_ATOMIC_READ);
 	SHM_CHECK(res[0] == 7 && res[1] == -2 && res[2] == 9 && res[3] == -4);
+	/* fi_atomic(3): ATOMIC_READ ignores its source, which may be NULL
+	 * inside an iovec (as OpenSHMEM runtimes pass {NULL, 1}) */
+	{
+		struct fi_ioc src = { .addr = NULL, .count = 4 };
+		struct fi_ioc dst = { .addr = res, .count = 4 };
+		struct fi_rma_ioc rma = { .addr = base +
+			offsetof(struct op_words, i32), .count = 1,
+			.key = key };
+		struct fi_ioc src1 = { .addr = NULL, .count = 1 };
+		struct fi_ioc dst1 = { .addr = res, .count = 1 };
+		struct fi_msg_atomic msg = { .msg_iov = &src1,
+			.iov_count = 1, .addr = t, .rma_iov = &rma,
+			.rma_iov_count = 1, .datatype = FI_INT32,
+			.op = FI_ATOMIC_READ };
+
+		memset(res, 0, sizeof(res));
+		SHM_CHECK(RT_RETRY(r, fi_fetch_atomicv(r->t.ep, &src, NULL, 1,
+			&dst, NULL, 1, t, rma.addr, key, FI_INT32,
+			FI_ATOMIC_READ, NULL)) == 0);
+		SHM_CHECK(rt_tx_next(r, NULL) == 0);
+		SHM_CHECK(res[0] == 7 && res[1] == -2 && res[2] == 9 &&
+			  res[3] == -4);
+		memset(res, 0, sizeof(res));
+		SHM_CHECK(RT_RETRY(r, fi_fetch_atomicmsg(r->t.ep, &msg, &dst1,
+			NULL, 1, 0)) == 0);
+		SHM_CHECK(rt_tx_next(r, NULL) == 0);
+		SHM_CHECK(res[0] == 7 && res[1] == 0);
+	}
 
 	/* u8 wraps: {250, 1, 2, 3} + {10, 255, 0, 0} */
 	u8[0] = 10; u8[1] = 255; u8[2] = 0; u8[3] = 0;
@@ -339,10 +365,9 @@ static void ops_rank(void *arg)
 		w->d[0] = 1.5; w->d[1] = -2;
 		w->fc[0] = 1 + 2 * I; w->fc[1] = 3;
 		w->ld = 1.25L;
-		SHM_CHECK(fi_mr_reg(r.t.domain, w, sizeof(*w),
-				    FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
-				    &mr, NULL) == 0);
-		board->addr[1][0] = (uint64_t)(uintptr_t)w;
+		mr = rt_reg(&r, w, sizeof(*w),
+			    FI_REMOTE_READ | FI_REMOTE_WRITE);
+		board->addr[1][0] = rt_addr(&r, w);
 		board->key[1][0] = fi_mr_key(mr);
 	}
 	rt_barrier(board, &r, 2, 2);

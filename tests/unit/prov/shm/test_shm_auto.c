@@ -492,7 +492,7 @@ static int run_pollstop(void)
 /* ---- rma ---- */
 
 #define RMA_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_READ | \
-		  FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE)
+		  FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT)
 #define RMA_MEM ((size_t)12 << 20)
 
 struct rma_shared {
@@ -507,25 +507,35 @@ static struct rma_shared *rsh;
 
 static void rma_target(void *arg)
 {
+	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP };
+	struct fid_cntr *mrc;
 	struct fid_mr *mr;
 	struct tep t;
 
 	(void)arg;
 	SHM_CHECK(auto_open_caps(&t, FI_PROGRESS_AUTO, RMA_CAPS) == 0);
 	rsh->data_progress = t.info->domain_attr->data_progress;
-	/* one MR over the word and the memory (they are adjacent) */
+	/* one MR over the word and the memory (they are adjacent), with
+	 * the key the test picks when the application chooses keys, and a
+	 * counter bound to it, as OpenSHMEM runtimes set up their heaps */
 	SHM_CHECK(fi_mr_reg(t.domain, &rsh->word,
 			    sizeof(rsh->word) + RMA_MEM,
-			    FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0, &mr,
-			    NULL) == 0);
-	rsh->addr = (uint64_t)(uintptr_t)&rsh->word;
+			    FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0x5348, 0,
+			    &mr, NULL) == 0);
+	SHM_CHECK(fi_cntr_open(t.domain, &ca, &mrc, NULL) == 0);
+	SHM_CHECK(fi_mr_bind(mr, &mrc->fid, FI_REMOTE_WRITE) == 0);
+	rsh->addr = (t.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) ?
+		    (uint64_t)(uintptr_t)&rsh->word : 0;
 	rsh->key = fi_mr_key(mr);
 	memcpy(rsh->name, t.name, t.namelen);
 	rsh->posted = 1;
 	/* from here on, no library call until the test is over */
 	while (!rsh->quit)
 		sleep_ms(10);
-	fi_close(&mr->fid);
+	/* every write and every modifying atomic counted on the MR */
+	SHM_CHECK(fi_cntr_read(mrc) == IDLE_N + 5);
+	SHM_CHECK(fi_close(&mr->fid) == 0);
+	SHM_CHECK(fi_close(&mrc->fid) == 0);
 	tep_close(&t);
 }
 

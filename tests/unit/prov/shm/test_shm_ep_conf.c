@@ -13,6 +13,9 @@
  *              a sender missing from the AV: FI_EADDRNOTAVAIL error
  *              completion with its name as err_data (FI_SOURCE_ERR)
  *   directed   a receive for peer B is not matched by C's message
+ *   lateav     messages queued before their sender was in the AV match
+ *              a receive directed at it once it is inserted, and
+ *              FI_SOURCE reports it
  *   ignore     tag ignore bits select which tags match
  *   selective  FI_SELECTIVE_COMPLETION: completions only with
  *              FI_COMPLETION; the counters count every operation
@@ -233,6 +236,37 @@ static void t_directed(void)
 	SHM_CHECK(e.op_context == rc && !strcmp(rc, "c-tag"));
 	cep_close(&a);
 	cep_close(&b);
+	cep_close(&c);
+}
+
+/* ---- lateav ---- */
+
+static void t_lateav(void)
+{
+	struct fi_cq_tagged_entry e;
+	fi_addr_t a_c, c_a, got;
+	char r1[16], r2[16];
+	struct cep a, c;
+
+	SHM_CHECK(cep_open(&C, &a, &(struct cep_opts){ 0 }) == 0);
+	SHM_CHECK(cep_open(&C, &c, &(struct cep_opts){ 0 }) == 0);
+	c_a = cep_insert(&c, &a);	/* a does not know c yet */
+	SHM_CHECK(fi_send(c.ep, "c-msg", 6, NULL, c_a, NULL) == 0);
+	SHM_CHECK(fi_tsend(c.ep, "c-tag", 6, NULL, c_a, 5, NULL) == 0);
+	conf_none(a.rcq);	/* both arrive and wait as unexpected */
+	a_c = cep_insert(&a, &c);
+	/* queued before c was in the AV, they now carry its address: the
+	 * receives directed at c take them at once, and FI_SOURCE names c
+	 * (no FI_SOURCE_ERR error) */
+	SHM_CHECK(fi_recv(a.ep, r1, sizeof(r1), NULL, a_c, r1) == 0);
+	got = FI_ADDR_UNSPEC;
+	SHM_CHECK(conf_read(a.rcq, &e, 0, NULL, &got) == 1);
+	SHM_CHECK(e.op_context == r1 && !strcmp(r1, "c-msg") && got == a_c);
+	SHM_CHECK(fi_trecv(a.ep, r2, sizeof(r2), NULL, a_c, 5, 0, r2) == 0);
+	got = FI_ADDR_UNSPEC;
+	SHM_CHECK(conf_read(a.rcq, &e, 0, NULL, &got) == 1);
+	SHM_CHECK(e.op_context == r2 && !strcmp(r2, "c-tag") && got == a_c);
+	cep_close(&a);
 	cep_close(&c);
 }
 
@@ -697,6 +731,7 @@ static const struct conf_scenario scenarios[] = {
 	{ "sendmsg", t_sendmsg }, { "limits", t_limits },
 	{ "formats", t_formats }, { "mrorder", t_mrorder },
 	{ "cancel", t_cancel }, { "matchcomp", t_matchcomp },
+	{ "lateav", t_lateav },
 };
 
 int main(int argc, char **argv)

@@ -11,7 +11,9 @@
  *   event     FI_RMA_EVENT: fi_writedata / fi_inject_writedata give the
  *             target FI_REMOTE_CQ_DATA | FI_RMA | FI_REMOTE_WRITE entries
  *             with the data; the target's remote write / read counters
- *             and the initiator's write / read counters count exactly.
+ *             and the initiator's write / read counters count exactly;
+ *             a counter bound to the target's MR with fi_mr_bind
+ *             (FI_REMOTE_WRITE) counts the remote writes.
  *   security  a wrong key, an out-of-range offset, a write to a read-only
  *             region, a read from a write-only region, an atomic on a
  *             read-only region, and the key of a closed MR: each fails
@@ -49,11 +51,7 @@ static int run_children(int n, void (*fn)(void *))
 static struct fid_mr *reg(struct rt *r, void *buf, size_t len,
 			  uint64_t access)
 {
-	struct fid_mr *mr;
-
-	SHM_CHECK(fi_mr_reg(r->t.domain, buf, len, access, 0, 0, 0, &mr,
-			    NULL) == 0);
-	return mr;
+	return rt_reg(r, buf, len, access);
 }
 
 static uint64_t cntr(struct rt *r, int i)
@@ -83,7 +81,7 @@ static void sizes_rank(void *arg)
 	memset(tgt, 0, SZ_TOTAL);
 	rt_setup(&r, rank, 2, addrs);
 	mr = reg(&r, tgt, SZ_TOTAL, FI_REMOTE_READ | FI_REMOTE_WRITE);
-	board->addr[rank][0] = (uint64_t)(uintptr_t)tgt;
+	board->addr[rank][0] = rt_addr(&r, tgt);
 	board->key[rank][0] = fi_mr_key(mr);
 	rt_barrier(board, &r, 2, 2);
 
@@ -182,6 +180,8 @@ static void event_rank(void *arg)
 	struct fi_cq_tagged_entry e;
 	fi_addr_t addrs[2];
 	uint8_t *tgt = calloc(1, 1 << 20), *src = malloc(1 << 20);
+	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP };
+	struct fid_cntr *mrc = NULL;
 	struct fid_mr *mr = NULL;
 	struct rt r;
 	int k;
@@ -190,7 +190,11 @@ static void event_rank(void *arg)
 	rt_setup(&r, rank, 2, addrs);
 	if (rank == 1) {
 		mr = reg(&r, tgt, 1 << 20, FI_REMOTE_READ | FI_REMOTE_WRITE);
-		board->addr[1][0] = (uint64_t)(uintptr_t)tgt;
+		/* a counter bound to the MR itself counts its remote writes
+		 * (the reads are not asked for) */
+		SHM_CHECK(fi_cntr_open(r.t.domain, &ca, &mrc, NULL) == 0);
+		SHM_CHECK(fi_mr_bind(mr, &mrc->fid, FI_REMOTE_WRITE) == 0);
+		board->addr[1][0] = rt_addr(&r, tgt);
 		board->key[1][0] = fi_mr_key(mr);
 	}
 	rt_barrier(board, &r, 2, 2);
@@ -238,6 +242,7 @@ static void event_rank(void *arg)
 		RT_SPIN_UNTIL(&r, atomic_load(&board->step) == 1 &&
 			      cntr(&r, RT_RWRITE) == 4);
 		SHM_CHECK(cntr(&r, RT_RREAD) == 2);
+		SHM_CHECK(fi_cntr_read(mrc) == 4);
 		/* nothing else: the plain inject_write has no CQ entry */
 		SHM_CHECK(fi_cq_read(r.t.cq, &e, 1) == -FI_EAGAIN);
 		SHM_CHECK(shm_test_verify(tgt, 300000, 5) == 0);
@@ -246,7 +251,9 @@ static void event_rank(void *arg)
 	}
 	rt_barrier(board, &r, 2, 3);
 	if (mr)
-		fi_close(&mr->fid);
+		SHM_CHECK(fi_close(&mr->fid) == 0);
+	if (mrc)
+		SHM_CHECK(fi_close(&mrc->fid) == 0);
 	rt_close(&r);
 	free(tgt);
 	free(src);
@@ -375,7 +382,7 @@ static void security_rank(void *arg)
 		SHM_CHECK(buf[i] && snap[i]);
 		memset(buf[i], 0xa5, SEC_LEN + 2 * 4096);
 		mr[i] = reg(&r, buf[i] + 4096, SEC_LEN, acc[i]);
-		board->addr[1][i] = (uint64_t)(uintptr_t)(buf[i] + 4096);
+		board->addr[1][i] = rt_addr(&r, (buf[i] + 4096));
 		board->key[1][i] = fi_mr_key(mr[i]);
 	}
 	atomic_store(&board->tb.flag[0], 1);
@@ -424,7 +431,7 @@ static void multi_rank(void *arg)
 	rt_setup(&r, rank, 2, addrs);
 	if (rank == 1) {
 		mr = reg(&r, tgt, 1 << 20, FI_REMOTE_READ | FI_REMOTE_WRITE);
-		board->addr[1][0] = (uint64_t)(uintptr_t)tgt;
+		board->addr[1][0] = rt_addr(&r, tgt);
 		board->key[1][0] = fi_mr_key(mr);
 	}
 	rt_barrier(board, &r, 2, 2);
@@ -515,7 +522,7 @@ static void death_rank(void *arg)
 	rt_setup(&r, rank, 2, addrs);
 	if (rank == 1) {
 		mr = reg(&r, buf, 1 << 20, FI_REMOTE_READ | FI_REMOTE_WRITE);
-		board->addr[1][0] = (uint64_t)(uintptr_t)buf;
+		board->addr[1][0] = rt_addr(&r, buf);
 		board->key[1][0] = fi_mr_key(mr);
 		atomic_store(&board->word[1][0], (uint64_t)getpid());
 		atomic_store(&board->step, 1);
