@@ -47,7 +47,6 @@ static int tcp_domain_close(struct fid *fid)
 	}
 	tcp_sockset_fini(&d->data_set);
 	pl_keymap_fini(&d->keymap);
-	tcp_fabric_child_put(d->fab);
 	free(d);
 	return 0;
 }
@@ -138,7 +137,7 @@ int tcp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 
 	if (!fabric || !info || !info->domain_attr || !domain_p)
 		return -FI_EINVAL;
-	fab = pl_container_of(fabric, struct tcp_fabric, fabric_fid);
+	fab = pl_container_of(fabric, struct tcp_fabric, base.fabric_fid);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -FI_ENOMEM;
@@ -161,7 +160,6 @@ int tcp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	d->base.domain_fid.fid.ops = &tcp_domain_fid_ops;
 	d->base.domain_fid.ops = &tcp_domain_ops;
 	d->base.domain_fid.mr = &tcp_domain_mr_ops;
-	tcp_fabric_child_get(fab);
 	*domain_p = &d->base.domain_fid;
 	return 0;
 

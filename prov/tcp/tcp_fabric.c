@@ -53,11 +53,12 @@ out:
 static int tcp_fabric_close(struct fid *fid)
 {
 	struct tcp_fabric *fab = pl_container_of(fid, struct tcp_fabric,
-						 fabric_fid.fid);
+						 base.fabric_fid.fid);
+	int ret;
 
-	/* acquire: pairs with the children's acq_rel decrements */
-	if (pl_load_acquire(&fab->children))
-		return -FI_EBUSY;
+	ret = pl_fabric_obj_fini(&fab->base);
+	if (ret)
+		return ret;	/* children remain: -FI_EBUSY */
 	if (pl_load_acquire(&fab->cm_started)) {
 		(void)pl_progress_source_remove(fab->cm_ctx, &fab->cm_set.src);
 		(void)pl_progress_ctx_close(fab->cm_ctx);
@@ -101,11 +102,9 @@ int tcp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 	pthread_mutex_init(&fab->cm_lock, NULL);
 	fab->cm_set.epfd = -1;
 	fab->api_version = attr->api_version;
-	fab->fabric_fid.fid.fclass = FI_CLASS_FABRIC;
-	fab->fabric_fid.fid.context = context;
-	fab->fabric_fid.fid.ops = &tcp_fabric_fid_ops;
-	fab->fabric_fid.ops = &tcp_fabric_ops;
-	fab->fabric_fid.api_version = attr->api_version;
-	*fabric_p = &fab->fabric_fid;
+	pl_fabric_obj_init(&fab->base, attr->api_version, context);
+	fab->base.fabric_fid.fid.ops = &tcp_fabric_fid_ops;
+	fab->base.fabric_fid.ops = &tcp_fabric_ops;
+	*fabric_p = &fab->base.fabric_fid;
 	return 0;
 }

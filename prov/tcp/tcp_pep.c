@@ -377,7 +377,7 @@ static int tcp_pep_close(struct fid *fid)
 	if (pep->base.eq)
 		(void)pl_eq_purge_fid(pep->base.eq, &pep->base.pep_fid.fid);
 	pl_pep_fini(&pep->base);
-	tcp_fabric_child_put(pep->fab);
+	pl_fabric_obj_child_put(&pep->fab->base.fabric_fid);
 	pthread_mutex_destroy(&pep->lock);
 	free(pep);
 	return 0;
@@ -633,7 +633,7 @@ int tcp_pep_open(struct fid_fabric *fabric, struct fi_info *info,
 	if (info->ep_attr && info->ep_attr->type != FI_EP_MSG &&
 	    info->ep_attr->type != FI_EP_UNSPEC)
 		return -FI_EINVAL;
-	fab = pl_container_of(fabric, struct tcp_fabric, fabric_fid);
+	fab = pl_container_of(fabric, struct tcp_fabric, base.fabric_fid);
 	pep = calloc(1, sizeof(*pep));
 	if (!pep)
 		return -FI_ENOMEM;
@@ -657,7 +657,7 @@ int tcp_pep_open(struct fid_fabric *fabric, struct fi_info *info,
 	pep->base.pep_fid.fid.ops = &tcp_pep_fid_ops;
 	pep->base.pep_fid.ops = &tcp_pep_ops;
 	pep->base.pep_fid.cm = &tcp_pep_cm_ops;
-	tcp_fabric_child_get(fab);
+	pl_fabric_obj_child_get(&fab->base.fabric_fid);
 	*pep_p = &pep->base.pep_fid;
 	return 0;
 }

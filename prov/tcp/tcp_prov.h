@@ -38,6 +38,7 @@
 
 #include "pl_atomic.h"
 #include "pl_domain.h"
+#include "pl_fabric_obj.h"
 #include "pl_keymap.h"
 #include "pl_log.h"
 #include "pl_progress.h"
@@ -89,9 +90,10 @@ void tcp_sockset_mark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev);
 void tcp_sockset_unmark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev);
 
 struct tcp_fabric {
-	struct fid_fabric fabric_fid;
+	/* first: the engine's fabric object counts its children (domains,
+	 * EQs, wait sets, passive endpoints) for fi_close's -FI_EBUSY */
+	struct pl_fabric_obj base;
 	uint32_t api_version;		/* open only */
-	pl_atomic_int children;		/* domains and passive endpoints */
 	pthread_mutex_t cm_lock;	/* guards the lazy CM context start */
 	struct pl_progress_ctx *cm_ctx;	/* CM context, auto progress */
 	struct tcp_sockset cm_set;	/* its one source */
@@ -111,18 +113,6 @@ struct tcp_domain {
 /* The fabric's CM context and set, started on first use. 0 or -FI_E*. */
 int tcp_fabric_cm_start(struct tcp_fabric *fab);
 
-static inline void tcp_fabric_child_get(struct tcp_fabric *fab)
-{
-	/* acq_rel: pairs with fabric close's acquire load, like
-	 * pl_domain_child_get */
-	pl_fetch_add_acq_rel(&fab->children, 1);
-}
-
-static inline void tcp_fabric_child_put(struct tcp_fabric *fab)
-{
-	/* acq_rel: releases the child's teardown to fabric close */
-	pl_fetch_sub_acq_rel(&fab->children, 1);
-}
 
 int tcp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 		    void *context);
