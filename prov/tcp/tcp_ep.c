@@ -271,32 +271,22 @@ static ssize_t tcp_ep_cancel(fid_t fid, void *context)
 {
 	struct tcp_ep *ep = pl_container_of(fid, struct tcp_ep,
 					    base.ep_fid.fid);
-	struct tcp_rxq *qs[2] = { &ep->rxq, &ep->trxq };
-	struct tcp_rx *rx, *prev;
-	int i;
+	struct tcp_rx *rx;
+	bool tagged = false;
 
 	pthread_mutex_lock(&ep->lock);
-	for (i = 0; i < 2; i++) {
-		prev = NULL;
-		for (rx = qs[i]->head; rx; prev = rx, rx = rx->next) {
-			if (rx->context != context)
-				continue;
-			if (prev)
-				prev->next = rx->next;
-			else
-				qs[i]->head = rx->next;
-			if (qs[i]->tail == rx)
-				qs[i]->tail = prev;
-			tcp_ep_rx_complete(ep, rx, (i ? FI_TAGGED : FI_MSG) |
-					   FI_RECV, 0, NULL, 0, 0,
-					   FI_ECANCELED, 0);
-			tcp_ep_rx_put(ep, rx);
-			pthread_mutex_unlock(&ep->lock);
-			return 0;
-		}
+	rx = tcp_rxq_take_ctx(&ep->rxq, context);
+	if (!rx) {
+		rx = tcp_rxq_take_ctx(&ep->trxq, context);
+		tagged = rx != NULL;
+	}
+	if (rx) {
+		tcp_ep_rx_complete(ep, rx, (tagged ? FI_TAGGED : FI_MSG) |
+				   FI_RECV, 0, NULL, 0, 0, FI_ECANCELED, 0);
+		tcp_ep_rx_put(ep, rx);
 	}
 	pthread_mutex_unlock(&ep->lock);
-	return -FI_ENOENT;
+	return rx ? 0 : -FI_ENOENT;
 }
 
 static ssize_t tcp_ep_tx_size_left(struct fid_ep *ep_fid)
@@ -335,33 +325,16 @@ static int tcp_ep_getname(fid_t fid, void *addr, size_t *addrlen)
 					    base.ep_fid.fid);
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	size_t len;
-	int ret = 0;
 
-	if (!addrlen)
-		return -FI_EINVAL;
+	memset(&ss, 0, sizeof(ss));
 	pthread_mutex_lock(&ep->lock);
-	if (ep->fd >= 0 && !getsockname(ep->fd, (struct sockaddr *)&ss, &sl)) {
-		len = tcp_sock_addrlen((struct sockaddr *)&ss);
-	} else if (ep->has_src) {
+	/* the bound address once there is a socket (its port), else the
+	 * one fi_setname or the info gave */
+	if ((ep->fd < 0 || getsockname(ep->fd, (struct sockaddr *)&ss, &sl)) &&
+	    ep->has_src)
 		ss = ep->src_addr;
-		len = tcp_sock_addrlen((struct sockaddr *)&ss);
-	} else {
-		ret = -FI_EADDRNOTAVAIL;
-		len = 0;
-	}
 	pthread_mutex_unlock(&ep->lock);
-	if (ret)
-		return ret;
-	if (*addrlen < len) {
-		*addrlen = len;
-		return -FI_ETOOSMALL;
-	}
-	if (!addr)
-		return -FI_EINVAL;
-	memcpy(addr, &ss, len);
-	*addrlen = len;
-	return 0;
+	return tcp_sock_name_out(&ss, addr, addrlen);
 }
 
 static int tcp_ep_setname(fid_t fid, void *addr, size_t addrlen)
@@ -388,24 +361,16 @@ static int tcp_ep_setname(fid_t fid, void *addr, size_t addrlen)
 static int tcp_ep_getpeer(struct fid_ep *ep_fid, void *addr, size_t *addrlen)
 {
 	struct tcp_ep *ep = tcp_ep_of(ep_fid);
-	size_t len;
+	struct sockaddr_storage ss;
 
-	if (!ep || !addrlen)
+	if (!ep)
 		return -FI_EINVAL;
 	pthread_mutex_lock(&ep->lock);
-	len = tcp_sock_addrlen((struct sockaddr *)&ep->peer_addr);
+	ss = ep->peer_addr;
 	pthread_mutex_unlock(&ep->lock);
-	if (!len)
+	if (!tcp_sock_addrlen((struct sockaddr *)&ss))
 		return -FI_ENOTCONN;
-	if (*addrlen < len) {
-		*addrlen = len;
-		return -FI_ETOOSMALL;
-	}
-	if (!addr)
-		return -FI_EINVAL;
-	memcpy(addr, &ep->peer_addr, len);
-	*addrlen = len;
-	return 0;
+	return tcp_sock_name_out(&ss, addr, addrlen);
 }
 
 static int tcp_ep_shutdown(struct fid_ep *ep_fid, uint64_t flags)

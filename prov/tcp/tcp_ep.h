@@ -28,6 +28,7 @@
 #include "pl_ep.h"
 #include "tcp_prov.h"
 #include "tcp_proto.h"
+#include "tcp_sock.h"
 
 enum tcp_ep_state {
 	TCP_EP_IDLE,		/* not connected yet */
@@ -84,6 +85,18 @@ struct tcp_rx {
 struct tcp_rxq {
 	struct tcp_rx *head, *tail;
 };
+
+/* tcp_rxq.c: under the lock of the queue's owner */
+void tcp_rxq_push(struct tcp_rxq *q, struct tcp_rx *rx);
+void tcp_rxq_push_front(struct tcp_rxq *q, struct tcp_rx *rx);
+/* The first receive that takes a message of this kind (and tag), or NULL. */
+struct tcp_rx *tcp_rxq_take(struct tcp_rxq *q, bool tagged, uint64_t tag);
+/* The receive posted with context (fi_cancel), or NULL. */
+struct tcp_rx *tcp_rxq_take_ctx(struct tcp_rxq *q, void *context);
+/* Fill a fresh receive from a posting call's arguments. */
+void tcp_rx_fill(struct tcp_rx *rx, bool tagged, const struct iovec *iov,
+		 size_t count, uint64_t tag, uint64_t ignore, void *context,
+		 uint64_t flags);
 
 enum tcp_rx_phase {
 	TCP_RX_HDR,		/* reading a header */
@@ -151,10 +164,7 @@ struct tcp_ep {
 	/* CM exchange (active side) */
 	uint8_t cm_out[sizeof(struct tcp_cm_msg) + TCP_CM_DATA_MAX];
 	size_t cm_out_len, cm_out_sent;
-	struct tcp_cm_msg cm_in;
-	uint8_t cm_in_data[TCP_CM_DATA_MAX];
-	size_t cm_in_got;
-	bool cm_in_ok;			/* cm_in swapped and checked */
+	struct tcp_cm_in cm_in;
 
 	/* transmit */
 	struct tcp_xfer *xfers;		/* tx_size + reply_size entries */
@@ -226,6 +236,13 @@ void tcp_ep_xfer_done(struct tcp_ep *ep, struct tcp_xfer *x, int status);
  * when no reply slot is free. */
 bool tcp_ep_reply(struct tcp_ep *ep, uint8_t op, uint32_t id, int status,
 		  const struct iovec *iov, size_t len);
+/* The payload of a send or write: the caller's iovs, or (FI_INJECT) a
+ * copy of them in the xfer's own buffer. */
+void tcp_xfer_set_payload(struct tcp_xfer *x, const struct iovec *iov,
+			  size_t count, size_t total, bool inject);
+/* May an operation be posted now? 0, -FI_ENOTCONN (the connection is
+ * gone) or -FI_EOPBADSTATE (never connected). Under ep->lock. */
+int tcp_ep_can_post(const struct tcp_ep *ep);
 /* Fail every queued and waiting application xfer with err. */
 void tcp_ep_tx_fail_all(struct tcp_ep *ep, int err);
 

@@ -57,46 +57,6 @@ static int tcp_ep_cm_send_req(struct tcp_ep *ep)
 	return 1;
 }
 
-/* Read exactly the answer and its data, nothing after it. 1 complete,
- * 0 would block, <0 failed. */
-static int tcp_ep_cm_read_resp(struct tcp_ep *ep)
-{
-	size_t hdr = sizeof(ep->cm_in), want;
-	uint8_t *dst;
-	ssize_t n;
-	int ret;
-
-	for (;;) {
-		if (ep->cm_in_got < hdr) {
-			dst = (uint8_t *)&ep->cm_in + ep->cm_in_got;
-			want = hdr - ep->cm_in_got;
-		} else {
-			if (!ep->cm_in_ok) {
-				tcp_proto_cm_swap(&ep->cm_in);
-				ret = tcp_proto_check_cm(&ep->cm_in, 0);
-				if (ret)
-					return ret;
-				ep->cm_in_ok = true;
-			}
-			if (ep->cm_in_got == hdr + ep->cm_in.data_len)
-				return 1;
-			dst = ep->cm_in_data + (ep->cm_in_got - hdr);
-			want = hdr + ep->cm_in.data_len - ep->cm_in_got;
-		}
-		n = recv(ep->fd, dst, want, MSG_DONTWAIT);
-		if (n > 0) {
-			ep->cm_in_got += (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;
-		return n == 0 ? -FI_ECONNREFUSED :
-			-tcp_sock_errno_to_fi(errno);
-	}
-}
-
 /* The CM context saw a connected peer hang up (or the socket fail):
  * read what the stream still holds, which ends in the end of stream and
  * tcp_ep_fail's FI_SHUTDOWN. When a message waits for a receive the
@@ -138,8 +98,7 @@ static void tcp_ep_cm_progress(struct tcp_ep *ep, uint32_t events)
 		if (!ret)
 			return;
 		ep->state = TCP_EP_REQ_SENT;
-		ep->cm_in_got = 0;
-		ep->cm_in_ok = false;
+		memset(&ep->cm_in, 0, sizeof(ep->cm_in));
 		if (tcp_sockset_mod(&ep->fab->cm_set, ep->fd, &ep->cm_ev,
 				    EPOLLIN)) {
 			tcp_ep_cm_fail(ep, FI_EIO, NULL, 0);
@@ -149,16 +108,18 @@ static void tcp_ep_cm_progress(struct tcp_ep *ep, uint32_t events)
 	}
 	if (ep->state != TCP_EP_REQ_SENT)
 		return;
-	ret = tcp_ep_cm_read_resp(ep);
+	ret = tcp_sock_read_cm(ep->fd, &ep->cm_in, 0);
 	if (ret == 0)
 		return;
 	if (ret < 0) {
-		tcp_ep_cm_fail(ep, -ret, NULL, 0);
+		/* a closed stream before any answer: refused */
+		tcp_ep_cm_fail(ep, ret == -FI_ECONNRESET && !ep->cm_in.got ?
+			       FI_ECONNREFUSED : -ret, NULL, 0);
 		return;
 	}
-	if (ep->cm_in.kind == TCP_CM_REJECT) {
-		tcp_ep_cm_fail(ep, FI_ECONNREFUSED, ep->cm_in_data,
-			       ep->cm_in.data_len);
+	if (ep->cm_in.hdr.kind == TCP_CM_REJECT) {
+		tcp_ep_cm_fail(ep, FI_ECONNREFUSED, ep->cm_in.data,
+			       ep->cm_in.hdr.data_len);
 		return;
 	}
 	tcp_sockset_del(&ep->fab->cm_set, ep->fd);
@@ -169,8 +130,8 @@ static void tcp_ep_cm_progress(struct tcp_ep *ep, uint32_t events)
 	}
 	if (ep->base.eq)
 		(void)pl_cm_write_connected(ep->base.eq, &ep->base.ep_fid.fid,
-					    ep->cm_in_data,
-					    ep->cm_in.data_len);
+					    ep->cm_in.data,
+					    ep->cm_in.hdr.data_len);
 	/* sends posted while connecting leave now */
 	(void)tcp_ep_tx_flush(ep);
 }

@@ -27,7 +27,7 @@ static ssize_t tcp_ep_send_common(struct tcp_ep *ep, uint8_t op,
 				  uint64_t flags, bool silent)
 {
 	struct tcp_xfer *x;
-	size_t total, i;
+	size_t total;
 	ssize_t ret = 0;
 
 	if (count > TCP_IOV_MAX || (count && !iov))
@@ -42,12 +42,9 @@ static ssize_t tcp_ep_send_common(struct tcp_ep *ep, uint8_t op,
 	if (total > ep->limits.max_msg_size)
 		return -FI_EMSGSIZE;
 	pthread_mutex_lock(&ep->lock);
-	if (ep->state == TCP_EP_DOWN || ep->state == TCP_EP_IDLE ||
-	    ep->state == TCP_EP_ACCEPTING) {
-		ret = ep->state == TCP_EP_DOWN ? -FI_ENOTCONN :
-						 -FI_EOPBADSTATE;
+	ret = tcp_ep_can_post(ep);
+	if (ret)
 		goto out;
-	}
 	x = tcp_ep_xfer_get(ep, false);
 	if (!x) {
 		ret = -FI_EAGAIN;
@@ -65,21 +62,7 @@ static ssize_t tcp_ep_send_common(struct tcp_ep *ep, uint8_t op,
 	x->silent = silent;
 	x->len = total;
 	x->cq_flags = (op == TCP_OP_TAGGED ? FI_TAGGED : FI_MSG) | FI_SEND;
-	if ((flags & FI_INJECT) && total) {
-		uint8_t *p = x->inject;
-
-		for (i = 0; i < count; i++) {
-			memcpy(p, iov[i].iov_base, iov[i].iov_len);
-			p += iov[i].iov_len;
-		}
-		x->iov[1].iov_base = x->inject;
-		x->iov[1].iov_len = total;
-		x->iov_cnt = 2;
-	} else {
-		for (i = 0; i < count; i++)
-			if (iov[i].iov_len)
-				x->iov[x->iov_cnt++] = iov[i];
-	}
+	tcp_xfer_set_payload(x, iov, count, total, flags & FI_INJECT);
 	tcp_ep_tx_queue(ep, x);
 out:
 	pthread_mutex_unlock(&ep->lock);
@@ -98,10 +81,8 @@ ssize_t tcp_ep_post_recv(struct tcp_ep *ep, bool tagged,
 			 const struct iovec *iov, size_t count, uint64_t tag,
 			 uint64_t ignore, void *context, uint64_t flags)
 {
-	struct tcp_rxq *q;
 	struct tcp_rx *rx;
 	ssize_t ret = 0;
-	size_t i;
 
 	if (count > TCP_IOV_MAX || (count && !iov))
 		return -FI_EINVAL;
@@ -119,25 +100,12 @@ ssize_t tcp_ep_post_recv(struct tcp_ep *ep, bool tagged,
 		ret = -FI_EAGAIN;
 		goto out;
 	}
-	for (i = 0; i < count; i++)
-		rx->iov[i] = iov[i];
-	rx->iov_cnt = count;
-	rx->total = tcp_iov_total(iov, count);
-	rx->context = context;
-	rx->flags = flags;
-	rx->tag = tag;
-	rx->ignore = ignore;
-	rx->tagged = tagged;
+	tcp_rx_fill(rx, tagged, iov, count, tag, ignore, context, flags);
 	if (tagged && ep->unexp_head && tcp_ep_rx_match_unexp(ep, rx)) {
 		tcp_ep_rx_put(ep, rx);
 		goto out;
 	}
-	q = tagged ? &ep->trxq : &ep->rxq;
-	if (q->tail)
-		q->tail->next = rx;
-	else
-		q->head = rx;
-	q->tail = rx;
+	tcp_rxq_push(tagged ? &ep->trxq : &ep->rxq, rx);
 	if (ep->rs.phase == TCP_RX_STALLED)
 		tcp_ep_rx_resume(ep);
 out:

@@ -42,12 +42,9 @@ static ssize_t tcp_rma_post(struct tcp_ep *ep, bool is_read,
 	if (total > ep->limits.max_msg_size)
 		return -FI_EMSGSIZE;
 	pthread_mutex_lock(&ep->lock);
-	if (ep->state == TCP_EP_DOWN || ep->state == TCP_EP_IDLE ||
-	    ep->state == TCP_EP_ACCEPTING) {
-		ret = ep->state == TCP_EP_DOWN ? -FI_ENOTCONN :
-						 -FI_EOPBADSTATE;
+	ret = tcp_ep_can_post(ep);
+	if (ret)
 		goto out;
-	}
 	x = tcp_ep_xfer_get(ep, false);
 	if (!x) {
 		ret = -FI_EAGAIN;
@@ -72,20 +69,8 @@ static ssize_t tcp_rma_post(struct tcp_ep *ep, bool is_read,
 		for (i = 0; i < count; i++)
 			if (iov[i].iov_len)
 				x->rd_iov[x->rd_cnt++] = iov[i];
-	} else if ((flags & FI_INJECT) && total) {
-		uint8_t *p = x->inject;
-
-		for (i = 0; i < count; i++) {
-			memcpy(p, iov[i].iov_base, iov[i].iov_len);
-			p += iov[i].iov_len;
-		}
-		x->iov[1].iov_base = x->inject;
-		x->iov[1].iov_len = total;
-		x->iov_cnt = 2;
 	} else {
-		for (i = 0; i < count; i++)
-			if (iov[i].iov_len)
-				x->iov[x->iov_cnt++] = iov[i];
+		tcp_xfer_set_payload(x, iov, count, total, flags & FI_INJECT);
 	}
 	tcp_ep_tx_queue(ep, x);
 out:

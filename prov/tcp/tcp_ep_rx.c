@@ -136,7 +136,7 @@ static size_t tcp_rx_staged(const struct tcp_ep *ep)
 
 /* Read what the socket has into the staging buffer. >0 bytes, 0 would
  * block, <0 -FI_E* (the connection is gone; -FI_ESHUTDOWN for EOF). */
-static ssize_t tcp_rx_fill(struct tcp_ep *ep)
+static ssize_t tcp_rx_stage_fill(struct tcp_ep *ep)
 {
 	ssize_t n;
 
@@ -236,7 +236,7 @@ static int tcp_rx_read_payload(struct tcp_ep *ep)
 				return 0;
 			return -tcp_sock_errno_to_fi(errno);
 		}
-		n = tcp_rx_fill(ep);
+		n = tcp_rx_stage_fill(ep);
 		if (n <= 0)
 			return (int)n;
 	}
@@ -248,7 +248,7 @@ static int tcp_rx_read_payload(struct tcp_ep *ep)
 		rs->drain -= c;
 		if (!rs->drain)
 			break;
-		n = tcp_rx_fill(ep);
+		n = tcp_rx_stage_fill(ep);
 		if (n <= 0)
 			return (int)n;
 	}
@@ -256,34 +256,6 @@ static int tcp_rx_read_payload(struct tcp_ep *ep)
 }
 
 /* ---- dispatch ---- */
-
-static struct tcp_rx *tcp_rx_take_own(struct tcp_rxq *q, bool tagged,
-				      uint64_t tag)
-{
-	struct tcp_rx *rx, *prev = NULL;
-
-	for (rx = q->head; rx; prev = rx, rx = rx->next) {
-		if (tagged && ((rx->tag ^ tag) & ~rx->ignore))
-			continue;
-		if (prev)
-			prev->next = rx->next;
-		else
-			q->head = rx->next;
-		if (q->tail == rx)
-			q->tail = prev;
-		rx->next = NULL;
-		return rx;
-	}
-	return NULL;
-}
-
-static void tcp_rx_requeue_own(struct tcp_rxq *q, struct tcp_rx *rx)
-{
-	rx->next = q->head;
-	q->head = rx;
-	if (!q->tail)
-		q->tail = rx;
-}
 
 /* Point rs->dst at len bytes of rx from offset. */
 static void tcp_rx_set_dst(struct tcp_rx_state *rs, const struct tcp_rx *rx,
@@ -385,8 +357,8 @@ static int tcp_rx_dispatch_recv(struct tcp_ep *ep)
 	if (ep->srx)
 		rx = tcp_srx_take(ep->srx, tagged, rs->hdr.tag_addr, ep);
 	else
-		rx = tcp_rx_take_own(tagged ? &ep->trxq : &ep->rxq, tagged,
-				     rs->hdr.tag_addr);
+		rx = tcp_rxq_take(tagged ? &ep->trxq : &ep->rxq, tagged,
+				  rs->hdr.tag_addr);
 	if (!rx && tagged && !ep->srx &&
 	    rs->hdr.size <= ep->unexp_max - ep->unexp_bytes)
 		return tcp_rx_hold_unexp(ep);
@@ -406,10 +378,32 @@ static int tcp_rx_dispatch_recv(struct tcp_ep *ep)
 	return 1;
 }
 
+/* May the peer access [hdr.tag_addr, +hdr.size) under hdr.key with the
+ * access bit need (FI_REMOTE_READ / FI_REMOTE_WRITE)? 0 and *local_p, or
+ * the negative reason: the key map's (unknown key, out of range, access
+ * not granted), or -FI_EACCES when the endpoint lacks the capability. */
+static int tcp_rx_check_remote(struct tcp_ep *ep, uint64_t need,
+			       void **local_p)
+{
+	const struct tcp_hdr *h = &ep->rs.hdr;
+	uint64_t base = 0;
+	int ret;
+
+	if (!(ep->base.caps & need))
+		return -FI_EACCES;
+	ret = pl_keymap_check(&ep->dom->keymap, h->key, h->tag_addr,
+			      (size_t)h->size, need, ep->dom->virt_addr, &base);
+	if (ret)
+		return ret;
+	*local_p = (void *)(uintptr_t)(ep->dom->virt_addr ? h->tag_addr :
+				       base + h->tag_addr);
+	return 0;
+}
+
 static int tcp_rx_dispatch_write(struct tcp_ep *ep)
 {
 	struct tcp_rx_state *rs = &ep->rs;
-	uint64_t base = 0;
+	void *local = NULL;
 	int ret;
 
 	if (!ep->reply_free) {
@@ -417,14 +411,9 @@ static int tcp_rx_dispatch_write(struct tcp_ep *ep)
 		tcp_rx_stall(ep);
 		return 0;
 	}
-	ret = rs->hdr.size ? pl_keymap_check(&ep->dom->keymap, rs->hdr.key,
-					     rs->hdr.tag_addr,
-					     (size_t)rs->hdr.size,
-					     FI_REMOTE_WRITE,
-					     ep->dom->virt_addr, &base) : 0;
-	if (!(ep->base.caps & FI_REMOTE_WRITE) && !ret && rs->hdr.size)
-		ret = -FI_EACCES;
+	ret = tcp_rx_check_remote(ep, FI_REMOTE_WRITE, &local);
 	if (ret) {
+		/* drained, then refused in the acknowledgement */
 		rs->target = TCP_RX_T_DISCARD;
 		rs->status = -ret;
 		rs->left = 0;
@@ -434,8 +423,7 @@ static int tcp_rx_dispatch_write(struct tcp_ep *ep)
 	}
 	rs->target = TCP_RX_T_WRITE;
 	rs->status = 0;
-	rs->dst[0].iov_base = (void *)(uintptr_t)(ep->dom->virt_addr ?
-				rs->hdr.tag_addr : base + rs->hdr.tag_addr);
+	rs->dst[0].iov_base = local;
 	rs->dst[0].iov_len = (size_t)rs->hdr.size;
 	rs->dst_cnt = rs->hdr.size ? 1 : 0;
 	rs->left = (size_t)rs->hdr.size;
@@ -448,7 +436,7 @@ static int tcp_rx_dispatch_read_req(struct tcp_ep *ep)
 	struct tcp_rx_state *rs = &ep->rs;
 	struct fid_cntr *cntr;
 	struct iovec iov;
-	uint64_t base = 0;
+	void *local = NULL;
 	int ret;
 
 	if (!ep->reply_free) {
@@ -456,15 +444,8 @@ static int tcp_rx_dispatch_read_req(struct tcp_ep *ep)
 		tcp_rx_stall(ep);
 		return 0;
 	}
-	ret = rs->hdr.size ? pl_keymap_check(&ep->dom->keymap, rs->hdr.key,
-					     rs->hdr.tag_addr,
-					     (size_t)rs->hdr.size,
-					     FI_REMOTE_READ,
-					     ep->dom->virt_addr, &base) : 0;
-	if (!(ep->base.caps & FI_REMOTE_READ) && !ret && rs->hdr.size)
-		ret = -FI_EACCES;
-	iov.iov_base = (void *)(uintptr_t)(ep->dom->virt_addr ?
-			rs->hdr.tag_addr : base + rs->hdr.tag_addr);
+	ret = tcp_rx_check_remote(ep, FI_REMOTE_READ, &local);
+	iov.iov_base = local;
 	iov.iov_len = (size_t)rs->hdr.size;
 	(void)tcp_ep_reply(ep, TCP_OP_READ_RESP, rs->hdr.id, -ret, &iov,
 			   (size_t)rs->hdr.size);
@@ -569,7 +550,7 @@ static void tcp_rx_finish(struct tcp_ep *ep)
 			if (rx->srx)
 				tcp_srx_requeue(rx->srx, rx);
 			else
-				tcp_rx_requeue_own(&ep->rxq, rx);
+				tcp_rxq_push_front(&ep->rxq, rx);
 		} else {
 			tcp_ep_rx_put(ep, rx);
 		}
@@ -626,7 +607,7 @@ static int tcp_rx_read_hdr(struct tcp_ep *ep)
 			rs->hdr_got += c;
 			continue;
 		}
-		n = tcp_rx_fill(ep);
+		n = tcp_rx_stage_fill(ep);
 		if (n <= 0)
 			return (int)n;
 	}

@@ -316,3 +316,38 @@ void tcp_ep_tx_fail_all(struct tcp_ep *ep, int err)
 			tcp_ep_xfer_done(ep, x, err);
 	}
 }
+
+void tcp_xfer_set_payload(struct tcp_xfer *x, const struct iovec *iov,
+			  size_t count, size_t total, bool inject)
+{
+	uint8_t *p = x->inject;
+	size_t i;
+
+	if (inject && total) {
+		for (i = 0; i < count; i++) {
+			memcpy(p, iov[i].iov_base, iov[i].iov_len);
+			p += iov[i].iov_len;
+		}
+		x->iov[1].iov_base = x->inject;
+		x->iov[1].iov_len = total;
+		x->iov_cnt = 2;
+		return;
+	}
+	for (i = 0; i < count; i++)
+		if (iov[i].iov_len)
+			x->iov[x->iov_cnt++] = iov[i];
+}
+
+int tcp_ep_can_post(const struct tcp_ep *ep)
+{
+	switch (ep->state) {
+	case TCP_EP_DOWN:
+		return -FI_ENOTCONN;
+	case TCP_EP_IDLE:
+	case TCP_EP_ACCEPTING:
+		return -FI_EOPBADSTATE;
+	default:
+		/* connected, or connecting: queued until connected */
+		return 0;
+	}
+}

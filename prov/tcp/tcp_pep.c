@@ -51,11 +51,8 @@ struct tcp_connreq {
 	struct tcp_connreq *next;	/* pep's handshake list */
 	int fd;
 	struct sockaddr_storage peer;
-	struct tcp_cm_msg hdr;
-	bool hdr_ok;
-	size_t got;
+	struct tcp_cm_in in;		/* the request, read exactly */
 	uint64_t born_ms;		/* CLOCK_MONOTONIC at accept */
-	uint8_t data[TCP_CM_DATA_MAX];
 };
 
 struct tcp_pep {
@@ -134,44 +131,6 @@ static void tcp_pep_drop_pending(struct tcp_pep *pep, struct tcp_connreq *req)
 	tcp_sockset_del(&pep->fab->cm_set, req->fd);
 }
 
-/* 1 complete, 0 would block, <0 bad or gone. */
-static int tcp_connreq_read(struct tcp_connreq *req)
-{
-	size_t hdr = sizeof(req->hdr), want;
-	uint8_t *dst;
-	ssize_t n;
-	int ret;
-
-	for (;;) {
-		if (req->got < hdr) {
-			dst = (uint8_t *)&req->hdr + req->got;
-			want = hdr - req->got;
-		} else {
-			if (!req->hdr_ok) {
-				tcp_proto_cm_swap(&req->hdr);
-				ret = tcp_proto_check_cm(&req->hdr, TCP_CM_REQ);
-				if (ret)
-					return ret;
-				req->hdr_ok = true;
-			}
-			if (req->got == hdr + req->hdr.data_len)
-				return 1;
-			dst = req->data + (req->got - hdr);
-			want = hdr + req->hdr.data_len - req->got;
-		}
-		n = recv(req->fd, dst, want, MSG_DONTWAIT);
-		if (n > 0) {
-			req->got += (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;
-		return -FI_ECONNRESET;
-	}
-}
-
 /* The request is read: raise FI_CONNREQ. Under pep->lock. */
 static void tcp_pep_raise(struct tcp_pep *pep, struct tcp_connreq *req)
 {
@@ -198,7 +157,7 @@ static void tcp_pep_raise(struct tcp_pep *pep, struct tcp_connreq *req)
 			    FI_SOCKADDR_IN6 : FI_SOCKADDR_IN;
 	info->handle = &req->base.fid;
 	ret = pl_cm_write_connreq(pep->base.eq, &pep->base.pep_fid.fid, info,
-				  req->data, req->hdr.data_len);
+				  req->in.data, req->in.hdr.data_len);
 	if (ret) {
 		/* info went with the failed event (pl_cm.h); the request
 		 * is refused by closing its socket */
@@ -223,7 +182,7 @@ static void tcp_connreq_handle(struct tcp_sock_ev *ev, uint32_t events)
 	pthread_mutex_lock(&pep->lock);
 	if (pep->closing || req->pep != pep)
 		goto out;
-	ret = tcp_connreq_read(req);
+	ret = tcp_sock_read_cm(req->fd, &req->in, TCP_CM_REQ);
 	if (ret == 0)
 		goto out;
 	if (ret == -FI_ENOPROTOOPT) {
@@ -237,7 +196,7 @@ static void tcp_connreq_handle(struct tcp_sock_ev *ev, uint32_t events)
 
 		TCP_LOG_WARN(FI_LOG_EP_CTRL, "refusing a connection request "
 			     "of protocol version %u (ours: %u)\n",
-			     req->hdr.version, TCP_PROTO_VERSION);
+			     req->in.hdr.version, TCP_PROTO_VERSION);
 		(void)send(req->fd, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT);
 	}
 	if (ret < 0) {
@@ -494,30 +453,15 @@ static int tcp_pep_getname(fid_t fid, void *addr, size_t *addrlen)
 					      base.pep_fid.fid);
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	size_t len;
 
-	if (!addrlen)
-		return -FI_EINVAL;
+	memset(&ss, 0, sizeof(ss));
 	pthread_mutex_lock(&pep->lock);
-	if (pep->fd >= 0 && !getsockname(pep->fd, (struct sockaddr *)&ss, &sl))
-		;
-	else if (pep->has_addr)
+	if ((pep->fd < 0 ||
+	     getsockname(pep->fd, (struct sockaddr *)&ss, &sl)) &&
+	    pep->has_addr)
 		ss = pep->addr;
-	else
-		ss.ss_family = AF_UNSPEC;
 	pthread_mutex_unlock(&pep->lock);
-	len = tcp_sock_addrlen((struct sockaddr *)&ss);
-	if (!len)
-		return -FI_EADDRNOTAVAIL;
-	if (*addrlen < len) {
-		*addrlen = len;
-		return -FI_ETOOSMALL;
-	}
-	if (!addr)
-		return -FI_EINVAL;
-	memcpy(addr, &ss, len);
-	*addrlen = len;
-	return 0;
+	return tcp_sock_name_out(&ss, addr, addrlen);
 }
 
 static int tcp_pep_listen(struct fid_pep *pep_fid)

@@ -179,3 +179,60 @@ void tcp_sock_addr_str(const struct sockaddr *sa, char *buf, size_t len)
 		snprintf(buf, len, "(unknown)");
 	}
 }
+
+int tcp_sock_name_out(const struct sockaddr_storage *ss, void *addr,
+		      size_t *addrlen)
+{
+	size_t len = tcp_sock_addrlen((const struct sockaddr *)ss);
+
+	if (!addrlen)
+		return -FI_EINVAL;
+	if (!len)
+		return -FI_EADDRNOTAVAIL;
+	if (*addrlen < len) {
+		*addrlen = len;
+		return -FI_ETOOSMALL;
+	}
+	if (!addr)
+		return -FI_EINVAL;
+	memcpy(addr, ss, len);
+	*addrlen = len;
+	return 0;
+}
+
+int tcp_sock_read_cm(int fd, struct tcp_cm_in *in, int expect_kind)
+{
+	size_t hdr = sizeof(in->hdr), want;
+	uint8_t *dst;
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		if (in->got < hdr) {
+			dst = (uint8_t *)&in->hdr + in->got;
+			want = hdr - in->got;
+		} else {
+			if (!in->checked) {
+				tcp_proto_cm_swap(&in->hdr);
+				ret = tcp_proto_check_cm(&in->hdr, expect_kind);
+				if (ret)
+					return ret;
+				in->checked = true;
+			}
+			if (in->got == hdr + in->hdr.data_len)
+				return 1;
+			dst = in->data + (in->got - hdr);
+			want = hdr + in->hdr.data_len - in->got;
+		}
+		n = recv(fd, dst, want, MSG_DONTWAIT);
+		if (n > 0) {
+			in->got += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		return n == 0 ? -FI_ECONNRESET : -tcp_sock_errno_to_fi(errno);
+	}
+}

@@ -10,6 +10,8 @@
 
 #include <rdma/fabric.h>
 
+#include "tcp_proto.h"
+
 /* Length of a sockaddr of family AF_INET / AF_INET6; 0 for others. */
 size_t tcp_sock_addrlen(const struct sockaddr *sa);
 
@@ -34,6 +36,25 @@ void *tcp_sock_addr_dup(const struct sockaddr *sa, size_t *len_p);
 
 /* "a.b.c.d:port" / "[v6]:port" into buf (always terminated). */
 void tcp_sock_addr_str(const struct sockaddr *sa, char *buf, size_t len);
+
+/* fi_getname's copy-out of ss: -FI_ETOOSMALL with *addrlen set when the
+ * caller's buffer is short, -FI_EADDRNOTAVAIL when ss holds none. */
+int tcp_sock_name_out(const struct sockaddr_storage *ss, void *addr,
+		      size_t *addrlen);
+
+/* A CM header and its data as they arrive, read exactly (never a byte of
+ * what follows them on the stream). Zeroed before the first read. */
+struct tcp_cm_in {
+	struct tcp_cm_msg hdr;		/* host order once checked */
+	uint8_t data[TCP_CM_DATA_MAX];
+	size_t got;
+	bool checked;
+};
+
+/* Read what has arrived of a CM message of expect_kind (0: ACCEPT or
+ * REJECT). 1 complete, 0 would block, <0: a bad header (tcp_proto_check_cm)
+ * or the connection is gone (-FI_ECONNRESET at end of stream). */
+int tcp_sock_read_cm(int fd, struct tcp_cm_in *in, int expect_kind);
 
 /* errno of a failed socket call as a positive FI_E* value. */
 int tcp_sock_errno_to_fi(int err);

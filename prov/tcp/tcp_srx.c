@@ -27,22 +27,10 @@ struct tcp_srx *tcp_srx_of(struct fid *fid)
 struct tcp_rx *tcp_srx_take(struct tcp_srx *srx, bool tagged, uint64_t tag,
 			    struct tcp_ep *ep)
 {
-	struct tcp_rxq *q = tagged ? &srx->trxq : &srx->rxq;
-	struct tcp_rx *rx, *prev = NULL;
+	struct tcp_rx *rx;
 
 	pthread_mutex_lock(&srx->lock);
-	for (rx = q->head; rx; prev = rx, rx = rx->next) {
-		if (tagged && ((rx->tag ^ tag) & ~rx->ignore))
-			continue;
-		if (prev)
-			prev->next = rx->next;
-		else
-			q->head = rx->next;
-		if (q->tail == rx)
-			q->tail = prev;
-		rx->next = NULL;
-		break;
-	}
+	rx = tcp_rxq_take(tagged ? &srx->trxq : &srx->rxq, tagged, tag);
 	if (!rx && !ep->on_srx_list) {
 		ep->srx_next = srx->stalled;
 		srx->stalled = ep;
@@ -54,13 +42,8 @@ struct tcp_rx *tcp_srx_take(struct tcp_srx *srx, bool tagged, uint64_t tag,
 
 void tcp_srx_requeue(struct tcp_srx *srx, struct tcp_rx *rx)
 {
-	struct tcp_rxq *q = rx->tagged ? &srx->trxq : &srx->rxq;
-
 	pthread_mutex_lock(&srx->lock);
-	rx->next = q->head;
-	q->head = rx;
-	if (!q->tail)
-		q->tail = rx;
+	tcp_rxq_push_front(rx->tagged ? &srx->trxq : &srx->rxq, rx);
 	pthread_mutex_unlock(&srx->lock);
 }
 
@@ -124,9 +107,7 @@ static ssize_t tcp_srx_post(struct tcp_srx *srx, bool tagged,
 			    uint64_t tag, uint64_t ignore, void *context,
 			    uint64_t flags)
 {
-	struct tcp_rxq *q;
 	struct tcp_rx *rx;
-	size_t i;
 
 	if (count > TCP_IOV_MAX || (count && !iov))
 		return -FI_EINVAL;
@@ -140,22 +121,9 @@ static ssize_t tcp_srx_post(struct tcp_srx *srx, bool tagged,
 	}
 	srx->free = rx->next;
 	memset(rx, 0, sizeof(*rx));
-	for (i = 0; i < count; i++)
-		rx->iov[i] = iov[i];
-	rx->iov_cnt = count;
-	rx->total = tcp_iov_total(iov, count);
-	rx->context = context;
-	rx->flags = flags;
-	rx->tag = tag;
-	rx->ignore = ignore;
-	rx->tagged = tagged;
+	tcp_rx_fill(rx, tagged, iov, count, tag, ignore, context, flags);
 	rx->srx = srx;
-	q = tagged ? &srx->trxq : &srx->rxq;
-	if (q->tail)
-		q->tail->next = rx;
-	else
-		q->head = rx;
-	q->tail = rx;
+	tcp_rxq_push(tagged ? &srx->trxq : &srx->rxq, rx);
 	if (srx->stalled)
 		tcp_srx_wake_stalled(srx);
 	pthread_mutex_unlock(&srx->lock);
@@ -251,30 +219,18 @@ static int tcp_srx_close(struct fid *fid)
 static ssize_t tcp_srx_cancel(fid_t fid, void *context)
 {
 	struct tcp_srx *srx = pl_container_of(fid, struct tcp_srx, ep_fid.fid);
-	struct tcp_rxq *qs[2] = { &srx->rxq, &srx->trxq };
-	struct tcp_rx *rx, *prev;
-	int i;
+	struct tcp_rx *rx;
 
 	pthread_mutex_lock(&srx->lock);
-	for (i = 0; i < 2; i++) {
-		prev = NULL;
-		for (rx = qs[i]->head; rx; prev = rx, rx = rx->next) {
-			if (rx->context != context)
-				continue;
-			if (prev)
-				prev->next = rx->next;
-			else
-				qs[i]->head = rx->next;
-			if (qs[i]->tail == rx)
-				qs[i]->tail = prev;
-			rx->next = srx->free;
-			srx->free = rx;
-			pthread_mutex_unlock(&srx->lock);
-			return 0;
-		}
+	rx = tcp_rxq_take_ctx(&srx->rxq, context);
+	if (!rx)
+		rx = tcp_rxq_take_ctx(&srx->trxq, context);
+	if (rx) {
+		rx->next = srx->free;
+		srx->free = rx;
 	}
 	pthread_mutex_unlock(&srx->lock);
-	return -FI_ENOENT;
+	return rx ? 0 : -FI_ENOENT;
 }
 
 static struct fi_ops tcp_srx_fid_ops = {
