@@ -151,7 +151,7 @@ int tcp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	if (ret)
 		goto err_keymap;
 	d->virt_addr = (d->base.mr_mode & FI_MR_VIRT_ADDR) != 0;
-	ret = tcp_sockset_init(&d->data_set, "tcp data");
+	ret = tcp_sockset_init(&d->data_set, "tcp data", true);
 	if (ret)
 		goto err_domain;
 	ret = pl_progress_source_add(d->base.ctx, &d->data_set.src);

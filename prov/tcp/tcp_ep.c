@@ -57,9 +57,11 @@ void tcp_ep_update_events(struct tcp_ep *ep)
 }
 
 /* The domain's pass found the socket ready. */
-static void tcp_ep_data_handle(struct tcp_sock_ev *ev, uint32_t events)
+static int tcp_ep_data_handle(struct tcp_sock_ev *ev, uint32_t events)
 {
 	struct tcp_ep *ep = pl_container_of(ev, struct tcp_ep, data_ev);
+	struct tcp_xfer *head;
+	int work = 0, ret;
 
 	pthread_mutex_lock(&ep->lock);
 	if (ep->closing || ep->state != TCP_EP_CONNECTED)
@@ -67,17 +69,26 @@ static void tcp_ep_data_handle(struct tcp_sock_ev *ev, uint32_t events)
 	if (pl_exchange_acq_rel(&ep->srx_woken, 0))
 		/* a shared receive context re-armed the socket for us */
 		ep->events = EPOLLIN | EPOLLOUT;
-	if (events & EPOLLOUT)
-		if (tcp_ep_tx_flush(ep))
+	if ((events & EPOLLOUT) && (head = ep->txq_head)) {
+		if (tcp_ep_tx_flush(ep)) {
+			work = 1;	/* the connection failed: reported */
 			goto out;
-	if (ep->rs.phase == TCP_RX_STALLED)
+		}
+		work += ep->txq_head != head || (head && head->sent);
+	}
+	if (ep->rs.phase == TCP_RX_STALLED) {
 		tcp_ep_rx_resume(ep);
-	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP))
-		(void)tcp_ep_rx_progress(ep, 16);
+		work += ep->rs.phase != TCP_RX_STALLED;
+	}
+	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP)) {
+		ret = tcp_ep_rx_progress(ep, 16);
+		work += ret > 0 ? ret : (ret < 0);
+	}
 	if (ep->state == TCP_EP_CONNECTED)
 		tcp_ep_update_events(ep);
 out:
 	pthread_mutex_unlock(&ep->lock);
+	return work;
 }
 
 int tcp_ep_go_connected(struct tcp_ep *ep)
@@ -113,11 +124,11 @@ void tcp_ep_fail(struct tcp_ep *ep, int err, bool notify)
 		return;
 	ep->state = TCP_EP_DOWN;
 	if (ep->in_data_set) {
-		tcp_sockset_del(&ep->dom->data_set, ep->fd);
+		tcp_sockset_del(&ep->dom->data_set, ep->fd, &ep->data_ev);
 		ep->in_data_set = false;
 	}
 	if (ep->in_cm_set) {
-		tcp_sockset_del(&ep->fab->cm_set, ep->fd);
+		tcp_sockset_del(&ep->fab->cm_set, ep->fd, &ep->cm_ev);
 		ep->in_cm_set = false;
 	}
 	tcp_ep_tx_fail_all(ep, code);

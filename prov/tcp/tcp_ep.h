@@ -215,7 +215,7 @@ int tcp_ep_cm_connect(struct fid_ep *ep_fid, const void *addr,
 		      const void *param, size_t paramlen);
 int tcp_ep_cm_accept(struct fid_ep *ep_fid, const void *param,
 		     size_t paramlen);
-void tcp_ep_cm_handle(struct tcp_sock_ev *ev, uint32_t events);
+int tcp_ep_cm_handle(struct tcp_sock_ev *ev, uint32_t events);
 
 /* tcp_ep_tx.c */
 int tcp_ep_tx_init(struct tcp_ep *ep);

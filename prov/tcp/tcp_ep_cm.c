@@ -25,7 +25,7 @@ static void tcp_ep_cm_fail(struct tcp_ep *ep, int err, const void *data,
 			   size_t len)
 {
 	if (ep->in_cm_set) {
-		tcp_sockset_del(&ep->fab->cm_set, ep->fd);
+		tcp_sockset_del(&ep->fab->cm_set, ep->fd, &ep->cm_ev);
 		ep->in_cm_set = false;
 	}
 	tcp_ep_fail(ep, err, false);
@@ -65,8 +65,17 @@ static int tcp_ep_cm_send_req(struct tcp_ep *ep)
 static void tcp_ep_cm_hangup(struct tcp_ep *ep)
 {
 	(void)tcp_ep_rx_progress(ep, 1u << 20);
-	if (ep->state != TCP_EP_CONNECTED || ep->shutdown_reported ||
-	    !ep->base.eq || ep->closing)
+	if (ep->state != TCP_EP_CONNECTED)
+		return;
+	/* A hung-up socket is always ready (EPOLLHUP cannot be masked):
+	 * left in the data set it would wake a sleeping progress thread
+	 * over and over. What the stream still holds is read when a
+	 * receive is posted (tcp_ep_rx_resume, then the hot list). */
+	if (ep->in_data_set) {
+		tcp_sockset_del(&ep->dom->data_set, ep->fd, &ep->data_ev);
+		ep->in_data_set = false;
+	}
+	if (ep->shutdown_reported || !ep->base.eq || ep->closing)
 		return;
 	ep->shutdown_reported = true;
 	(void)pl_cm_write_shutdown(ep->base.eq, &ep->base.ep_fid.fid);
@@ -122,7 +131,7 @@ static void tcp_ep_cm_progress(struct tcp_ep *ep, uint32_t events)
 			       ep->cm_in.hdr.data_len);
 		return;
 	}
-	tcp_sockset_del(&ep->fab->cm_set, ep->fd);
+	tcp_sockset_del(&ep->fab->cm_set, ep->fd, &ep->cm_ev);
 	ep->in_cm_set = false;
 	if (tcp_ep_go_connected(ep)) {
 		tcp_ep_cm_fail(ep, FI_EIO, NULL, 0);
@@ -136,7 +145,7 @@ static void tcp_ep_cm_progress(struct tcp_ep *ep, uint32_t events)
 	(void)tcp_ep_tx_flush(ep);
 }
 
-void tcp_ep_cm_handle(struct tcp_sock_ev *ev, uint32_t events)
+int tcp_ep_cm_handle(struct tcp_sock_ev *ev, uint32_t events)
 {
 	struct tcp_ep *ep = pl_container_of(ev, struct tcp_ep, cm_ev);
 
@@ -144,6 +153,7 @@ void tcp_ep_cm_handle(struct tcp_sock_ev *ev, uint32_t events)
 	if (!ep->closing && ep->in_cm_set)
 		tcp_ep_cm_progress(ep, events);
 	pthread_mutex_unlock(&ep->lock);
+	return 1;	/* called for an epoll event only */
 }
 
 static void tcp_ep_cm_build(struct tcp_ep *ep, uint8_t kind,

@@ -29,7 +29,7 @@ int tcp_fabric_cm_start(struct tcp_fabric *fab)
 				   &fab->cm_ctx);
 	if (ret)
 		goto out;
-	ret = tcp_sockset_init(&fab->cm_set, "tcp cm");
+	ret = tcp_sockset_init(&fab->cm_set, "tcp cm", false);
 	if (ret)
 		goto err_ctx;
 	ret = pl_progress_source_add(fab->cm_ctx, &fab->cm_set.src);

@@ -128,7 +128,7 @@ static void tcp_pep_drop_pending(struct tcp_pep *pep, struct tcp_connreq *req)
 		}
 	req->next = NULL;
 	req->pep = NULL;
-	tcp_sockset_del(&pep->fab->cm_set, req->fd);
+	tcp_sockset_del(&pep->fab->cm_set, req->fd, &req->ev);
 }
 
 /* The request is read: raise FI_CONNREQ. Under pep->lock. */
@@ -170,7 +170,7 @@ err:
 	tcp_connreq_free(&req->base);
 }
 
-static void tcp_connreq_handle(struct tcp_sock_ev *ev, uint32_t events)
+static int tcp_connreq_handle(struct tcp_sock_ev *ev, uint32_t events)
 {
 	struct tcp_connreq *req = pl_container_of(ev, struct tcp_connreq, ev);
 	struct tcp_pep *pep = req->pep;
@@ -178,7 +178,7 @@ static void tcp_connreq_handle(struct tcp_sock_ev *ev, uint32_t events)
 
 	(void)events;
 	if (!pep)
-		return;
+		return 0;
 	pthread_mutex_lock(&pep->lock);
 	if (pep->closing || req->pep != pep)
 		goto out;
@@ -209,9 +209,10 @@ static void tcp_connreq_handle(struct tcp_sock_ev *ev, uint32_t events)
 	tcp_pep_raise(pep, req);
 out:
 	pthread_mutex_unlock(&pep->lock);
+	return 1;	/* called for an epoll event only */
 }
 
-static void tcp_pep_timer_handle(struct tcp_sock_ev *ev, uint32_t events)
+static int tcp_pep_timer_handle(struct tcp_sock_ev *ev, uint32_t events)
 {
 	struct tcp_pep *pep = pl_container_of(ev, struct tcp_pep, timer_ev);
 	struct tcp_connreq *req, *next;
@@ -235,6 +236,7 @@ static void tcp_pep_timer_handle(struct tcp_sock_ev *ev, uint32_t events)
 	tcp_pep_timer_arm(pep);
 out:
 	pthread_mutex_unlock(&pep->lock);
+	return 1;	/* called for an epoll event only */
 }
 
 static void tcp_pep_accept_some(struct tcp_pep *pep)
@@ -275,7 +277,7 @@ static void tcp_pep_accept_some(struct tcp_pep *pep)
 	tcp_pep_timer_arm(pep);
 }
 
-static void tcp_pep_handle(struct tcp_sock_ev *ev, uint32_t events)
+static int tcp_pep_handle(struct tcp_sock_ev *ev, uint32_t events)
 {
 	struct tcp_pep *pep = pl_container_of(ev, struct tcp_pep, ev);
 
@@ -284,6 +286,7 @@ static void tcp_pep_handle(struct tcp_sock_ev *ev, uint32_t events)
 	if (!pep->closing && pep->listening)
 		tcp_pep_accept_some(pep);
 	pthread_mutex_unlock(&pep->lock);
+	return 1;	/* called for an epoll event only */
 }
 
 int tcp_pep_adopt(struct fi_info *info, int *fd_p,
@@ -316,11 +319,12 @@ static int tcp_pep_close(struct fid *fid)
 	pthread_mutex_lock(&pep->lock);
 	pep->closing = true;
 	if (pep->listening)
-		tcp_sockset_del(&pep->fab->cm_set, pep->fd);
+		tcp_sockset_del(&pep->fab->cm_set, pep->fd, &pep->ev);
 	for (req = pep->pending; req; req = req->next)
-		tcp_sockset_del(&pep->fab->cm_set, req->fd);
+		tcp_sockset_del(&pep->fab->cm_set, req->fd, &req->ev);
 	if (pep->timer_in_set)
-		tcp_sockset_del(&pep->fab->cm_set, pep->timer_fd);
+		tcp_sockset_del(&pep->fab->cm_set, pep->timer_fd,
+				&pep->timer_ev);
 	pthread_mutex_unlock(&pep->lock);
 	if (pl_load_acquire(&pep->fab->cm_started))
 		pl_progress_ctx_sync(pep->fab->cm_ctx);

@@ -54,7 +54,9 @@ extern struct fi_provider tcp_prov;
 
 /* What one epoll set entry points at. */
 struct tcp_sock_ev {
-	void (*handle)(struct tcp_sock_ev *ev, uint32_t events);
+	/* returns the work it did (messages, bytes sent: > 0) or 0, which
+	 * tells the progress thread whether it may go to sleep */
+	int (*handle)(struct tcp_sock_ev *ev, uint32_t events);
 	struct tcp_sock_ev *hot_next;	/* under the set's hot_lock */
 	bool hot;			/* under the set's hot_lock */
 };
@@ -66,9 +68,24 @@ struct tcp_sock_ev {
  * buffer when a pass ran out of budget). A pass serves the hot entries
  * first; arm() refuses to sleep while any is listed.
  */
+#define TCP_SOCKSET_DIRECT_MAX 4
+
 struct tcp_sockset {
 	struct pl_progress_source src;	/* fd = epfd */
 	int epfd;
+	/*
+	 * Direct polling (a data set opened with direct): while the set
+	 * holds at most TCP_SOCKSET_DIRECT_MAX sockets, a pass calls their
+	 * handlers with EPOLLIN | EPOLLOUT instead of asking epoll which are
+	 * ready. A handler's nonblocking recv costs what epoll_wait would,
+	 * and a message then takes one system call instead of two. The
+	 * sleep path still blocks on epfd, which holds every socket.
+	 */
+	bool direct;			/* init only */
+	pthread_mutex_t dlock;		/* guards the three below */
+	struct tcp_sock_ev *dev[TCP_SOCKSET_DIRECT_MAX];
+	int ndev;			/* entries in dev[] */
+	int nfds;			/* sockets in the set */
 	pthread_mutex_t hot_lock;
 	struct tcp_sock_ev *hot;	/* under hot_lock */
 	/* hot != NULL, for arm() without the lock: written under hot_lock
@@ -76,14 +93,16 @@ struct tcp_sockset {
 	pl_atomic_int any_hot;
 };
 
-int tcp_sockset_init(struct tcp_sockset *set, const char *name);
+int tcp_sockset_init(struct tcp_sockset *set, const char *name,
+		     bool direct);
 void tcp_sockset_fini(struct tcp_sockset *set);
 /* epoll_ctl ADD / MOD / DEL; 0 or -FI_E* (from errno). */
 int tcp_sockset_add(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
 		    uint32_t events);
 int tcp_sockset_mod(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
 		    uint32_t events);
-void tcp_sockset_del(struct tcp_sockset *set, int fd);
+void tcp_sockset_del(struct tcp_sockset *set, int fd,
+		     struct tcp_sock_ev *ev);
 /* List ev for the next pass (its handler then runs with EPOLLIN); remove
  * it (before its owner is freed). Any thread. */
 void tcp_sockset_mark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev);

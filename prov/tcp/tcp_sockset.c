@@ -10,6 +10,7 @@
  * -FI_EAGAIN while the list is not empty.
  */
 #include <errno.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -43,8 +44,26 @@ static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 		 * waits for this pass */
 		while ((ev = hot)) {
 			hot = ev->hot_next;
-			ev->handle(ev, EPOLLIN);
-			work++;
+			work += ev->handle(ev, EPOLLIN);
+		}
+	}
+	if (set->direct) {
+		struct tcp_sock_ev *dev[TCP_SOCKSET_DIRECT_MAX];
+		int nd = -1;
+
+		pthread_mutex_lock(&set->dlock);
+		if (set->nfds == set->ndev) {
+			nd = set->ndev;
+			memcpy(dev, set->dev, sizeof(dev[0]) * (size_t)nd);
+		}
+		pthread_mutex_unlock(&set->dlock);
+		/* the owners are alive as for the hot list: removal runs
+		 * under dlock before the owner's pl_progress_ctx_sync */
+		if (nd >= 0) {
+			for (i = 0; i < nd; i++)
+				work += dev[i]->handle(dev[i],
+						       EPOLLIN | EPOLLOUT);
+			return work;
 		}
 	}
 	n = epoll_wait(set->epfd, evs, TCP_SOCKSET_BATCH, 0);
@@ -52,9 +71,9 @@ static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 		return work;
 	for (i = 0; i < n; i++) {
 		ev = evs[i].data.ptr;
-		ev->handle(ev, evs[i].events);
+		work += ev->handle(ev, evs[i].events);
 	}
-	return work + n;
+	return work;
 }
 
 /* Sleep only when no entry is hot; the fd covers the rest. */
@@ -99,12 +118,16 @@ void tcp_sockset_unmark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev)
 	pthread_mutex_unlock(&set->hot_lock);
 }
 
-int tcp_sockset_init(struct tcp_sockset *set, const char *name)
+int tcp_sockset_init(struct tcp_sockset *set, const char *name,
+		     bool direct)
 {
 	set->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (set->epfd < 0)
 		return -errno;
 	pthread_mutex_init(&set->hot_lock, NULL);
+	pthread_mutex_init(&set->dlock, NULL);
+	set->direct = direct;
+	set->ndev = set->nfds = 0;
 	set->hot = NULL;
 	pl_store_relaxed(&set->any_hot, 0);
 	set->src = (struct pl_progress_source){
@@ -121,6 +144,7 @@ void tcp_sockset_fini(struct tcp_sockset *set)
 	if (set->epfd >= 0) {
 		close(set->epfd);
 		pthread_mutex_destroy(&set->hot_lock);
+		pthread_mutex_destroy(&set->dlock);
 	}
 	set->epfd = -1;
 }
@@ -138,7 +162,18 @@ static int tcp_sockset_ctl(struct tcp_sockset *set, int op, int fd,
 int tcp_sockset_add(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
 		    uint32_t events)
 {
-	return tcp_sockset_ctl(set, EPOLL_CTL_ADD, fd, ev, events);
+	int ret = tcp_sockset_ctl(set, EPOLL_CTL_ADD, fd, ev, events);
+
+	if (ret || !set->direct)
+		return ret;
+	pthread_mutex_lock(&set->dlock);
+	set->nfds++;
+	/* past the direct bound, dev[] stops tracking: the pass uses
+	 * epoll until the set is small and fully listed again */
+	if (set->ndev < TCP_SOCKSET_DIRECT_MAX && set->ndev + 1 == set->nfds)
+		set->dev[set->ndev++] = ev;
+	pthread_mutex_unlock(&set->dlock);
+	return 0;
 }
 
 int tcp_sockset_mod(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
@@ -147,9 +182,23 @@ int tcp_sockset_mod(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
 	return tcp_sockset_ctl(set, EPOLL_CTL_MOD, fd, ev, events);
 }
 
-void tcp_sockset_del(struct tcp_sockset *set, int fd)
+void tcp_sockset_del(struct tcp_sockset *set, int fd,
+		     struct tcp_sock_ev *ev)
 {
+	int i;
+
 	/* an fd that was never added (or already removed) leaves nothing
 	 * to undo */
-	(void)epoll_ctl(set->epfd, EPOLL_CTL_DEL, fd, NULL);
+	if (epoll_ctl(set->epfd, EPOLL_CTL_DEL, fd, NULL) || !set->direct)
+		return;
+	pthread_mutex_lock(&set->dlock);
+	set->nfds--;
+	for (i = 0; i < set->ndev; i++)
+		if (set->dev[i] == ev) {
+			set->dev[i] = set->dev[--set->ndev];
+			break;
+		}
+	if (!set->nfds)
+		set->ndev = 0;
+	pthread_mutex_unlock(&set->dlock);
 }
