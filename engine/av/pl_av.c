@@ -25,8 +25,8 @@ int pl_av_lookup_peer(struct fid_av *av_fid, fi_addr_t fi_addr,
 	fi_addr_t handle = fi_addr & av->handle_mask;
 	struct pl_av_entry *e;
 
-#ifdef PL_AV_RCU_CHECKS
-	assert(pl_av_rcu_read_ongoing() && "call inside pl_av_rcu_read_lock");
+#ifdef PL_RCU_CHECKS
+	assert(pl_rcu_read_ongoing() && "call inside pl_rcu_read_lock");
 #endif
 	if (PL_UNLIKELY(av->shared)) {
 		const void *addr = pl_av_shared_lookup(av->shared, handle);
@@ -58,8 +58,8 @@ int pl_av_reverse_lookup(struct fid_av *av_fid, const void *addr,
 	fi_addr_t fi_addr;
 	int ret;
 
-#ifdef PL_AV_RCU_CHECKS
-	assert(pl_av_rcu_read_ongoing() && "call inside pl_av_rcu_read_lock");
+#ifdef PL_RCU_CHECKS
+	assert(pl_rcu_read_ongoing() && "call inside pl_rcu_read_lock");
 #endif
 	if (av->shared) {
 		ret = pl_av_shared_reverse(av->shared, addr, &fi_addr);
@@ -173,11 +173,11 @@ static int pl_av_lookup(struct fid_av *av_fid, fi_addr_t fi_addr, void *addr,
 
 	if (!addrlen || (!addr && *addrlen))
 		return -FI_EINVAL;
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	ret = pl_av_lookup_peer(av_fid, fi_addr, &peer);
 	if (!ret && *addrlen)	/* addr may be NULL for a size query */
 		memcpy(addr, peer.addr, PL_MIN(*addrlen, av->addrlen));
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	if (ret)
 		return -FI_ENODATA;	/* what the reference's AVs return */
 	*addrlen = av->addrlen;
@@ -259,7 +259,7 @@ static int pl_av_close(struct fid *fid)
 	}
 	/* Every callback this AV queued has run when fi_close returns, so
 	 * nothing of it outlives the call (nor a dlclose of the library). */
-	pl_av_rcu_barrier();
+	pl_rcu_barrier();
 	pthread_mutex_destroy(&av->lock);
 	free(av->name);
 	free(av);
@@ -318,7 +318,7 @@ int pl_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 	ret = pl_av_open_check(attr, addrlen, av_p);
 	if (ret)
 		return ret;
-	ret = pl_av_rcu_init();
+	ret = pl_rcu_init();
 	if (ret)
 		return ret;
 	av = calloc(1, sizeof(*av));
@@ -376,7 +376,7 @@ int pl_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 
 err_table:
 	pl_av_table_fini(&av->table, pl_av_drop_entry, av);
-	pl_av_rcu_barrier();
+	pl_rcu_barrier();
 err_mutex:
 	pthread_mutex_destroy(&av->lock);
 err_free:

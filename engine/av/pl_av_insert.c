@@ -63,7 +63,7 @@ static int pl_av_insert_private(struct pl_av *av, const void *addr,
 	fi_addr_t handle;
 	int ret;
 
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	node = pl_av_rhash_lookup(av->rhash, addr);
 	if (node) {
 		/* Nodes come and go only under the AV mutex: e stays. */
@@ -71,7 +71,7 @@ static int pl_av_insert_private(struct pl_av *av, const void *addr,
 		e->refcnt++;
 		*fi_addr_p = e->fi_addr;
 	}
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	if (node)
 		return 0;
 

@@ -90,10 +90,10 @@ static fi_addr_t pl_av_peer_ep_addr(struct fid_peer_av *peer,
 	/* Another provider's endpoint (another address size) cannot be in
 	 * this AV; neither can one that has no address yet. */
 	if (!ret && len == av->addrlen) {
-		pl_av_rcu_read_lock();
+		pl_rcu_read_lock();
 		if (pl_av_reverse_lookup(&av->av_fid, buf, &fi_addr, NULL))
 			fi_addr = FI_ADDR_NOTAVAIL;
-		pl_av_rcu_read_unlock();
+		pl_rcu_read_unlock();
 	}
 	if (buf != stack_buf)
 		free(buf);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The reverse map over liburcu-cds's rculfhash, tied to the urcu-bp
- * flavour of pl_av_rcu.h.
+ * flavour of pl_rcu.h.
  *
  * Why the nodes carry a key pointer rather than the key: the private AV's
  * node sits inside its entry, right before the address bytes, so the key
@@ -55,8 +55,8 @@ static int pl_av_rhash_match(struct cds_lfht_node *lnode, const void *arg)
 		caa_container_of(lnode, struct pl_av_rhash_node, lnode);
 	const struct pl_av_rhash_key *key = arg;
 
-	/* Pairs with pl_av_rcu_tsan_publish() in pl_av_rhash_add(). */
-	pl_av_rcu_tsan_subscribe(node);
+	/* Pairs with pl_rcu_tsan_publish() in pl_av_rhash_add(). */
+	pl_rcu_tsan_subscribe(node);
 	return memcmp(node->key, key->bytes, key->len) == 0;
 }
 
@@ -115,23 +115,23 @@ struct pl_av_rhash_node *pl_av_rhash_add(struct pl_av_rhash *rh,
 	/* The node's fields were written before this; the library's commit
 	 * is a full barrier that TSan cannot see, hence the annotation,
 	 * which pairs with the subscribe in the match function. */
-	pl_av_rcu_tsan_publish(node);
-	pl_av_rcu_fork_guard_enter();	/* may queue a resize */
-	pl_av_rcu_read_lock();
+	pl_rcu_tsan_publish(node);
+	pl_rcu_fork_guard_enter();	/* may queue a resize */
+	pl_rcu_read_lock();
 	got = cds_lfht_add_unique(rh->ht, node->hash, pl_av_rhash_match,
 				  &key, &node->lnode);
-	pl_av_rcu_read_unlock();
-	pl_av_rcu_fork_guard_exit();
+	pl_rcu_read_unlock();
+	pl_rcu_fork_guard_exit();
 	return caa_container_of(got, struct pl_av_rhash_node, lnode);
 }
 
 void pl_av_rhash_del(struct pl_av_rhash *rh, struct pl_av_rhash_node *node)
 {
-	pl_av_rcu_fork_guard_enter();	/* may queue a resize */
-	pl_av_rcu_read_lock();
+	pl_rcu_fork_guard_enter();	/* may queue a resize */
+	pl_rcu_read_lock();
 	(void)cds_lfht_del(rh->ht, &node->lnode);
-	pl_av_rcu_read_unlock();
-	pl_av_rcu_fork_guard_exit();
+	pl_rcu_read_unlock();
+	pl_rcu_fork_guard_exit();
 }
 
 struct pl_av_rhash_node *pl_av_rhash_lookup(struct pl_av_rhash *rh,
@@ -156,7 +156,7 @@ void pl_av_rhash_drain(struct pl_av_rhash *rh,
 	struct cds_lfht_iter iter;
 	struct cds_lfht_node *lnode;
 
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	cds_lfht_first(rh->ht, &iter);
 	while ((lnode = cds_lfht_iter_get_node(&iter)) != NULL) {
 		struct pl_av_rhash_node *node =
@@ -166,11 +166,11 @@ void pl_av_rhash_drain(struct pl_av_rhash *rh,
 		/* Step before unlinking: the iterator reads the node's
 		 * successor, which del leaves intact until a grace period. */
 		cds_lfht_next(rh->ht, &iter);
-		pl_av_rcu_tsan_subscribe(node);
-		pl_av_rcu_fork_guard_enter();	/* may queue a resize */
+		pl_rcu_tsan_subscribe(node);
+		pl_rcu_fork_guard_enter();	/* may queue a resize */
 		(void)cds_lfht_del(rh->ht, lnode);
-		pl_av_rcu_fork_guard_exit();
-		fn(node, arg);	/* may call pl_av_rcu_call: guard released */
+		pl_rcu_fork_guard_exit();
+		fn(node, arg);	/* may call pl_rcu_call: guard released */
 	}
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 }

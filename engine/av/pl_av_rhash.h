@@ -9,7 +9,7 @@
  * shared AV for its local view): the map links them, never frees them. A
  * node taken out with pl_av_rhash_del() may still be seen by a lookup that
  * started before the removal, so its memory (and its key's) is reclaimed
- * after a grace period (pl_av_rcu_call).
+ * after a grace period (pl_rcu_call).
  *
  * Synchronization table:
  *
@@ -24,7 +24,7 @@
  *
  * Every function may be called inside or outside a read-side section
  * except lookup, which must be inside one (the node it returns is valid
- * until pl_av_rcu_read_unlock()).
+ * until pl_rcu_read_unlock()).
  */
 #ifndef PROPEL_PL_AV_RHASH_H
 #define PROPEL_PL_AV_RHASH_H
@@ -33,7 +33,7 @@
 
 #include <rdma/fabric.h>
 
-#include "pl_av_rcu.h"
+#include "pl_rcu.h"
 #include <urcu/rculfhash.h>
 
 struct pl_av_rhash;
@@ -69,7 +69,7 @@ void pl_av_rhash_del(struct pl_av_rhash *rh, struct pl_av_rhash_node *node);
 
 /*
  * The node whose key equals addr, or NULL. Call inside
- * pl_av_rcu_read_lock(); the node stays valid until the unlock. Lock-free:
+ * pl_rcu_read_lock(); the node stays valid until the unlock. Lock-free:
  * loads only (the library's traversal acts as rcu_dereference).
  */
 struct pl_av_rhash_node *pl_av_rhash_lookup(struct pl_av_rhash *rh,

@@ -34,7 +34,7 @@
 
 #include <rdma/fi_errno.h>
 
-#include "pl_av_rcu.h"
+#include "pl_rcu.h"
 #include "pl_av_rhash.h"
 #include "pl_av_shared.h"
 #include "pl_av_shared_layout.h"
@@ -120,7 +120,7 @@ static void pl_av_shared_view_free_cb(struct rcu_head *head)
 	struct pl_av_shared_view *v =
 		caa_container_of(head, struct pl_av_shared_view, rcu);
 
-	pl_av_rcu_reclaim_begin(head);
+	pl_rcu_reclaim_begin(head);
 	munmap(v->base, v->map_len);
 	free(v);
 }
@@ -175,8 +175,8 @@ static struct pl_av_shared_view *pl_av_shared_refresh(struct pl_av_shared *sh,
 	nv = pl_av_shared_view_map(sh, cap);
 	if (!nv)
 		return v;
-	pl_av_rcu_assign(&sh->view, nv);	/* pairs with the lookup's deref */
-	pl_av_rcu_call(&v->rcu, pl_av_shared_view_free_cb);
+	pl_rcu_assign(&sh->view, nv);	/* pairs with the lookup's deref */
+	pl_rcu_call(&v->rcu, pl_av_shared_view_free_cb);
 	return nv;
 }
 
@@ -188,7 +188,7 @@ const void *pl_av_shared_lookup(struct pl_av_shared *sh, fi_addr_t handle)
 	/* Generation 0 only: shared slots are never reused. */
 	if (PL_UNLIKELY(handle > PL_AV_IDX_MAX))
 		return NULL;
-	v = pl_av_rcu_deref(&sh->view);
+	v = pl_rcu_deref(&sh->view);
 	slot = pl_av_shared_slot(sh, v, handle);
 	if (PL_UNLIKELY(!slot)) {
 		/* Another process grew the table: map the larger file. */
@@ -210,13 +210,13 @@ static void pl_av_shared_node_free_cb(struct rcu_head *head)
 	struct pl_av_shared_node *node =
 		caa_container_of(head, struct pl_av_shared_node, rcu);
 
-	pl_av_rcu_reclaim_begin(head);
+	pl_rcu_reclaim_begin(head);
 	free(node);
 }
 
 static void pl_av_shared_node_drop(struct pl_av_shared_node *node)
 {
-	pl_av_rcu_call(&node->rcu, pl_av_shared_node_free_cb);
+	pl_rcu_call(&node->rcu, pl_av_shared_node_free_cb);
 }
 
 /* Whether slot idx holds a published address; view mutex held. */
@@ -372,7 +372,7 @@ int pl_av_shared_insert(struct pl_av_shared *sh, const void *addr,
 		goto out_unlock;
 	}
 	pl_av_shared_sync(sh);
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	node = pl_av_rhash_lookup(sh->rhash, addr);
 	if (node && pl_av_shared_valid_locked(sh, node->fi_addr)) {
 		struct pl_av_shm_slot *slot;
@@ -384,7 +384,7 @@ int pl_av_shared_insert(struct pl_av_shared *sh, const void *addr,
 		slot->refcnt++;		/* writer lock held */
 		fi_addr = node->fi_addr;
 	}
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	if (fi_addr == FI_ADDR_NOTAVAIL)
 		ret = pl_av_shared_append(sh, addr, &fi_addr);
 	(void)pl_av_shared_ofd(sh->fd, F_UNLCK, PL_AV_SHM_LOCK_WRITER, false);
@@ -418,14 +418,14 @@ int pl_av_shared_remove(struct pl_av_shared *sh, fi_addr_t handle)
 	if (--slot->refcnt)
 		goto out_ofd;
 	pl_store_release(&slot->state, PL_AV_SHM_REMOVED);	/* S4 */
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	node = pl_av_rhash_lookup(sh->rhash, slot->addr);
 	if (node && node->fi_addr == handle) {
 		pl_av_rhash_del(sh->rhash, node);
 		pl_av_shared_node_drop(caa_container_of(
 			node, struct pl_av_shared_node, rnode));
 	}
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 out_ofd:
 	(void)pl_av_shared_ofd(sh->fd, F_UNLCK, PL_AV_SHM_LOCK_WRITER, false);
 out_unlock:
@@ -613,7 +613,7 @@ void pl_av_shared_close(struct pl_av_shared *sh)
 {
 	struct pl_av_shared_view *v = pl_load_relaxed(&sh->view); /* alone */
 
-	pl_av_rcu_call(&v->rcu, pl_av_shared_view_free_cb);
+	pl_rcu_call(&v->rcu, pl_av_shared_view_free_cb);
 	pl_av_rhash_drain(sh->rhash, pl_av_shared_drain_node, NULL);
 	pl_av_rhash_close(sh->rhash);
 	/* Whoever can take the open lock exclusively holds the last open

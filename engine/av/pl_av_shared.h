@@ -13,7 +13,7 @@
  *   insert         yes     yes      yes     yes     no
  *   remove         yes     yes      yes     yes     no
  *
- *   lookup and reverse run inside pl_av_rcu_read_lock(), lock-free unless
+ *   lookup and reverse run inside pl_rcu_read_lock(), lock-free unless
  *   they need a newer view (an index past this process's mapping; an
  *   address not in the local reverse map yet): then they take the view
  *   mutex, which no holder ever keeps across a grace period. insert and
@@ -48,18 +48,18 @@ int pl_av_shared_open(const char *name, size_t addrlen, bool read_only,
 		      struct pl_av_shared **sh_p);
 
 /* Close (AV close: nothing else runs). The caller waits for the callbacks
- * queued here with pl_av_rcu_barrier(). */
+ * queued here with pl_rcu_barrier(). */
 void pl_av_shared_close(struct pl_av_shared *sh);
 
 /*
  * The address of handle (rx index stripped), or NULL: unknown, removed, not
- * generation 0. Call inside pl_av_rcu_read_lock(); the pointer stays valid
+ * generation 0. Call inside pl_rcu_read_lock(); the pointer stays valid
  * until the unlock. Fast path: an acquire load of the view, one of the
  * slot state (L1).
  */
 const void *pl_av_shared_lookup(struct pl_av_shared *sh, fi_addr_t handle);
 
-/* The handle of a published address, inside pl_av_rcu_read_lock(); 0 or
+/* The handle of a published address, inside pl_rcu_read_lock(); 0 or
  * -FI_ENODATA. */
 int pl_av_shared_reverse(struct pl_av_shared *sh, const void *addr,
 			 fi_addr_t *fi_addr_p);

@@ -56,7 +56,7 @@ static void pl_av_table_slots_free_cb(struct rcu_head *head)
 {
 	struct pl_av_slots *s = caa_container_of(head, struct pl_av_slots, rcu);
 
-	pl_av_rcu_reclaim_begin(head);
+	pl_rcu_reclaim_begin(head);
 	free(s);
 }
 
@@ -64,13 +64,13 @@ static void pl_av_table_entry_free_cb(struct rcu_head *head)
 {
 	struct pl_av_entry *e = caa_container_of(head, struct pl_av_entry, rcu);
 
-	pl_av_rcu_reclaim_begin(head);
+	pl_rcu_reclaim_begin(head);
 	free(e);
 }
 
 void pl_av_table_entry_reclaim(struct pl_av_entry *entry)
 {
-	pl_av_rcu_call(&entry->rcu, pl_av_table_entry_free_cb);
+	pl_rcu_call(&entry->rcu, pl_av_table_entry_free_cb);
 }
 
 /* Resize the writer-side arrays to nslots (growing only). */
@@ -131,7 +131,7 @@ void pl_av_table_fini(struct pl_av_table *t,
 	}
 	/* Through call_rcu like any array, so that even a lookup racing a
 	 * close (an application bug) reads memory that is still there. */
-	pl_av_rcu_call(&s->rcu, pl_av_table_slots_free_cb);
+	pl_rcu_call(&s->rcu, pl_av_table_slots_free_cb);
 	free(t->gen);
 	free(t->used);
 	memset(t, 0, sizeof(*t));
@@ -144,7 +144,7 @@ struct pl_av_entry *pl_av_table_lookup(struct pl_av_table *t,
 	struct pl_av_slots *s;
 	struct pl_av_entry *e;
 
-	s = pl_av_rcu_deref(&t->slots);			/* A0, pairs with R0 */
+	s = pl_rcu_deref(&t->slots);			/* A0, pairs with R0 */
 	if (PL_UNLIKELY(idx >= s->nslots))
 		return NULL;
 	e = pl_load_acquire(&s->slot[idx]);		/* A1, pairs with R1 */
@@ -208,8 +208,8 @@ static int pl_av_table_grow(struct pl_av_table *t)
 	for (i = 0; i < old->nslots; i++)
 		pl_store_relaxed(&s->slot[i], pl_load_relaxed(&old->slot[i]));
 	t->nslots = n;
-	pl_av_rcu_assign(&t->slots, s);			/* R0, pairs with A0 */
-	pl_av_rcu_call(&old->rcu, pl_av_table_slots_free_cb);
+	pl_rcu_assign(&t->slots, s);			/* R0, pairs with A0 */
+	pl_rcu_call(&old->rcu, pl_av_table_slots_free_cb);
 	return 0;
 }
 

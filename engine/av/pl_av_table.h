@@ -37,7 +37,7 @@
  *   __reserve...  yes     no                 no        no     no
  *   __remove      yes     no                 no        no     no
  *
- *   lookup runs inside pl_av_rcu_read_lock() in any thread, concurrently
+ *   lookup runs inside pl_rcu_read_lock() in any thread, concurrently
  *   with everything but fini. The __ functions need the owner's writer
  *   mutex (the AV lock). fini runs alone (AV close).
  */
@@ -50,7 +50,7 @@
 #include <rdma/fabric.h>
 
 #include "pl_atomic.h"
-#include "pl_av_rcu.h"
+#include "pl_rcu.h"
 #include "pl_av_rhash.h"
 
 #define PL_AV_IDX_BITS		32
@@ -124,7 +124,7 @@ void pl_av_table_fini(struct pl_av_table *t,
 /*
  * The entry whose handle is exactly handle (rx index already stripped), or
  * NULL: unknown, removed, or stale (an older generation of its slot).
- * Call inside pl_av_rcu_read_lock(); the entry stays valid until the
+ * Call inside pl_rcu_read_lock(); the entry stays valid until the
  * unlock. No lock, no atomic read-modify-write: two acquire loads (the
  * array, then the slot) pairing with the release stores that published
  * them in __pl_av_table_publish() and the growth path.

@@ -6,7 +6,7 @@
  *
  * Design (DESIGN.md section 5): FI_AV_TABLE and FI_AV_MAP share one
  * encoding of fi_addr_t (index, generation, rx bits: pl_av_table.h),
- * resolved inside an RCU read-side section (pl_av_rcu.h) with no lock and
+ * resolved inside an RCU read-side section (pl_rcu.h) with no lock and
  * no atomic read-modify-write. A reverse map (pl_av_rhash.h) serves
  * FI_SOURCE. A named AV lives in shared memory (pl_av_shared.h).
  *
@@ -48,7 +48,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_ext.h>
 
-#include "pl_av_rcu.h"
+#include "pl_rcu.h"
 
 /*
  * Provider hooks; the table and any hook may be absent (NULL). Hooks may
@@ -74,7 +74,7 @@ struct pl_av_addr_ops {
 		       const char *service, void *addr);
 };
 
-/* A resolved peer, valid until pl_av_rcu_read_unlock(). */
+/* A resolved peer, valid until pl_rcu_read_unlock(). */
 struct pl_av_peer {
 	const void *addr;	/* the provider address, addrlen bytes */
 	fi_addr_t fi_addr;	/* the handle, receive-context bits cleared */
@@ -107,7 +107,7 @@ int pl_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 
 /*
  * The data path: resolve fi_addr (as the application passes it, with
- * fi_rx_addr()'s bits if any). Call inside pl_av_rcu_read_lock(), any
+ * fi_rx_addr()'s bits if any). Call inside pl_rcu_read_lock(), any
  * thread; peer_p's pointers stay valid until the unlock. No lock, no
  * atomic read-modify-write, no allocation: two acquire loads on a private
  * AV. Returns 0, or -FI_EADDRNOTAVAIL when fi_addr is unknown, removed or
@@ -127,7 +127,7 @@ uint64_t pl_av_epoch(struct fid_av *av);
 /*
  * FI_SOURCE: the fi_addr_t of a source address (addrlen bytes) and, if
  * user_id_p is not NULL, its FI_AV_USER_ID value (else the fi_addr_t).
- * Call inside pl_av_rcu_read_lock(). Lock-free on a private AV; a named AV
+ * Call inside pl_rcu_read_lock(). Lock-free on a private AV; a named AV
  * takes its view mutex when addr is not yet in this process's map.
  * 0 or -FI_ENODATA (not in the AV: report FI_ADDR_NOTAVAIL).
  */

@@ -13,8 +13,8 @@
  *   insert        yes     yes*    yes*    no
  *   remove        yes     yes*    yes*    no
  * (*) writers serialize on the map's mutex. Lookups take an urcu-bp
- * read-side section (pl_av_rcu.h) and never block; a removed entry is
- * freed through pl_av_rcu_call after a grace period, so a concurrent
+ * read-side section (pl_rcu.h) and never block; a removed entry is
+ * freed through pl_rcu_call after a grace period, so a concurrent
  * lookup never reads freed memory. Bucket heads and next pointers are
  * published with release stores and read with acquire loads. An entry's
  * enabled flag is the one field written after publication: a release

@@ -6,7 +6,7 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
 
-#include "pl_av_rcu.h"
+#include "pl_rcu.h"
 #include "pl_compiler.h"
 #include "pl_keymap.h"
 
@@ -37,7 +37,7 @@ int pl_keymap_init(struct pl_keymap *map)
 
 	if (!map)
 		return -FI_EINVAL;
-	ret = pl_av_rcu_init();
+	ret = pl_rcu_init();
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < PL_KEYMAP_BUCKETS; i++)
@@ -47,7 +47,7 @@ int pl_keymap_init(struct pl_keymap *map)
 
 static void pl_keymap_free_cb(struct rcu_head *head)
 {
-	pl_av_rcu_reclaim_begin(head);
+	pl_rcu_reclaim_begin(head);
 	free(pl_container_of(head, struct pl_keymap_ent, rcu));
 }
 
@@ -105,7 +105,7 @@ int pl_keymap_insertv(struct pl_keymap *map, uint64_t key,
 	}
 	pl_store_relaxed(&e->next, pl_load_relaxed(head));
 	/* release: publishes e's fields; pairs with the acquire in check */
-	pl_av_rcu_assign(head, (void *)e);
+	pl_rcu_assign(head, (void *)e);
 	pthread_mutex_unlock(&map->lock);
 	return 0;
 err_free:
@@ -153,8 +153,8 @@ int pl_keymap_remove(struct pl_keymap *map, uint64_t key)
 	}
 	/* release: a reader past this point skips e; one already on e
 	 * still sees a valid next (e is freed only after a grace period) */
-	pl_av_rcu_assign(link, pl_load_relaxed(&e->next));
-	pl_av_rcu_call(&e->rcu, pl_keymap_free_cb);	/* takes the fork guard */
+	pl_rcu_assign(link, pl_load_relaxed(&e->next));
+	pl_rcu_call(&e->rcu, pl_keymap_free_cb);	/* takes the fork guard */
 	pthread_mutex_unlock(&map->lock);
 	return 0;
 }
@@ -197,10 +197,10 @@ int pl_keymap_check(struct pl_keymap *map, uint64_t key, uint64_t addr,
 
 	if (!map)
 		return -FI_EINVAL;
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	/* acquire: pairs with the release in insert/remove */
-	for (e = pl_av_rcu_deref(pl_keymap_head(map, key)); e;
-	     e = pl_av_rcu_deref(&e->next)) {
+	for (e = pl_rcu_deref(pl_keymap_head(map, key)); e;
+	     e = pl_rcu_deref(&e->next)) {
 		if (e->key != key)
 			continue;
 		/* acquire: pairs with the release in pl_keymap_enable */
@@ -219,7 +219,7 @@ int pl_keymap_check(struct pl_keymap *map, uint64_t key, uint64_t addr,
 		ret = 0;
 		break;
 	}
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	return ret;
 }
 
@@ -240,6 +240,6 @@ void pl_keymap_fini(struct pl_keymap *map)
 	/* removed entries still queued on call_rcu must not outlive us:
 	 * they reference no map memory, but wait so that a test/leak check
 	 * after fini sees them freed */
-	pl_av_rcu_barrier();
+	pl_rcu_barrier();
 	pthread_mutex_destroy(&map->lock);
 }

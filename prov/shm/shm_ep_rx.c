@@ -34,10 +34,10 @@ static fi_addr_t shm_ep_src_addr(struct shm_ep *ep, const char *name)
 	/* the AV keys on the NUL-padded name (shm_av.c) */
 	strncpy(key, name, sizeof(key) - 1);
 	key[sizeof(key) - 1] = '\0';
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	if (pl_av_reverse_lookup(ep->base.av, key, &fa, NULL))
 		fa = FI_ADDR_NOTAVAIL;
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	return fa;
 }
 

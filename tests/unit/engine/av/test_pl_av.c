@@ -49,10 +49,10 @@ static long long peer_id(struct fid_av *av, fi_addr_t fi_addr)
 	struct pl_av_peer peer;
 	long long id = -1;
 
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	if (!pl_av_lookup_peer(av, fi_addr, &peer))
 		id = (long long)((const struct test_addr *)peer.addr)->id;
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	return id;
 }
 
@@ -219,9 +219,9 @@ static void test_removed_handle_is_stale_after_slot_reuse(void **state)
 	assert_int_equal(peer_id(av, c), 12);
 	assert_int_equal(peer_id(av, a), -1);
 	assert_int_equal(peer_id(av, b), 11);
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	assert_int_equal(pl_av_lookup_peer(av, a, &peer), -FI_EADDRNOTAVAIL);
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	assert_int_equal(fi_close(&av->fid), 0);
 }
 
@@ -340,19 +340,19 @@ static void test_user_id_is_reported_in_place_of_fi_addr(void **state)
 	/* Output unchanged by the flag: the handles. */
 	assert_int_equal(fa[0], 0);
 	assert_int_equal(fa[1], 1);
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	assert_int_equal(pl_av_lookup_peer(av, fa[1], &peer), 0);
 	assert_int_equal(peer.user_id, 0xdef);
 	assert_int_equal(peer.fi_addr, 1);
 	assert_int_equal(pl_av_reverse_lookup(av, &a[0], &got, &uid), 0);
 	assert_int_equal(got, 0);
 	assert_int_equal(uid, 0xabc);
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	got = insert_one(av, 3);		/* no flag: user id = handle */
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	assert_int_equal(pl_av_lookup_peer(av, got, &peer), 0);
 	assert_int_equal(peer.user_id, got);
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	assert_int_equal(fi_close(&av->fid), 0);
 }
 
@@ -368,7 +368,7 @@ static void test_rx_ctx_bits_carry_the_receive_context(void **state)
 	fa = insert_one(av, 2);
 	rx = fi_rx_addr(fa, 5, 4);
 	assert_int_not_equal(rx, fa);
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	assert_int_equal(pl_av_lookup_peer(av, rx, &peer), 0);
 	assert_int_equal(peer.fi_addr, fa);
 	assert_int_equal(peer.rx_index, 5);
@@ -376,7 +376,7 @@ static void test_rx_ctx_bits_carry_the_receive_context(void **state)
 	assert_int_equal(pl_av_lookup_peer(av, fi_rx_addr(fa, 15, 4), &peer),
 			 0);
 	assert_int_equal(peer.rx_index, 15);
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	assert_int_equal(fi_av_lookup(av, rx, &out, &len), 0);
 	assert_int_equal(out.id, 2);
 	/* Without rx bits the same value is just an unknown address. */
@@ -667,7 +667,7 @@ static void test_reverse_lookup_follows_insert_and_remove(void **state)
 	/* Put two back: they get new handles. */
 	assert_int_equal(fi_av_insert(av, &a[0], 1, &fa[0], 0, NULL), 1);
 	assert_int_equal(fi_av_insert(av, &a[2], 1, &fa[2], 0, NULL), 1);
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	for (i = 0; i < 64; i++) {
 		int ret = pl_av_reverse_lookup(av, &a[i], &got, NULL);
 
@@ -678,7 +678,7 @@ static void test_reverse_lookup_follows_insert_and_remove(void **state)
 			assert_int_equal(ret, -FI_ENODATA);
 		}
 	}
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	assert_int_equal(fi_close(&av->fid), 0);
 }
 

@@ -33,9 +33,9 @@ static int resolve(struct fid_av *av, fi_addr_t fa)
 	struct pl_av_peer peer;
 	int ret;
 
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	ret = pl_av_lookup_peer(av, fa, &peer);
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	return ret;
 }
 
@@ -97,7 +97,7 @@ static void test_rx_bits_beyond_the_handle_are_stripped_not_aliased(void **state
 	fi_addr_t fa;
 
 	assert_int_equal(fi_av_insert(av, &a, 1, &fa, 0, NULL), 1);
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	assert_int_equal(pl_av_lookup_peer(av, fi_rx_addr(fa, 15, 4), &peer),
 			 0);
 	assert_int_equal(peer.rx_index, 15);
@@ -105,7 +105,7 @@ static void test_rx_bits_beyond_the_handle_are_stripped_not_aliased(void **state
 	/* A bit between the rx field and the generation: not a handle. */
 	assert_int_equal(pl_av_lookup_peer(av, fa | (1ULL << 56), &peer),
 			 -FI_EADDRNOTAVAIL);
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	assert_int_equal(fi_close(&av->fid), 0);
 }
 
@@ -122,10 +122,10 @@ static void test_removed_handle_fails_through_every_entry_point(void **state)
 	assert_int_equal(fi_av_lookup(av, fa, &out, &len), -FI_ENODATA);
 	assert_int_equal(len, sizeof(out));	/* untouched on error */
 	assert_int_equal(fi_av_remove(av, &fa, 1, 0), -FI_EINVAL);
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	assert_int_equal(pl_av_reverse_lookup(av, &a, &got, NULL),
 			 -FI_ENODATA);
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	assert_int_equal(fi_close(&av->fid), 0);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The AV's RCU across fork() without exec (pl_av_rcu.h): a child must be
+ * The AV's RCU across fork() without exec (pl_rcu.h): a child must be
  * able to open, change and close AVs (each close waits for a grace period
  * and for the call_rcu worker) even when, at the moment of the fork, a
  * parent thread was inside a read-side section or another was queueing
@@ -133,11 +133,11 @@ static void *hold_read_section(void *arg)
 	struct holder *h = arg;
 	char c;
 
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	pl_store_release(&h->inside, 1);	/* pairs with the test's wait */
 	while (read(h->go[0], &c, 1) < 0)
 		;
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	return NULL;
 }
 
@@ -156,8 +156,8 @@ static void test_child_works_while_parent_thread_is_in_section(void **state)
 	/* No grace period in flight when the holder enters its section: the
 	 * prepare handler waits for the worker to finish the one it is in,
 	 * and this section only ends after fork() returns (a real section
-	 * ends by itself; pl_av_rcu.h). */
-	pl_av_rcu_barrier();
+	 * ends by itself; pl_rcu.h). */
+	pl_rcu_barrier();
 	assert_int_equal(pipe(h.go), 0);
 	assert_int_equal(pthread_create(&th, NULL, hold_read_section, &h), 0);
 	while (!pl_load_acquire(&h.inside))
@@ -221,7 +221,7 @@ int main(int argc, char **argv)
 	};
 	const char *which = argc > 1 ? argv[1] : "section";
 
-#ifdef PL_AV_RCU_TSAN
+#ifdef PL_RCU_TSAN
 	printf("ThreadSanitizer cannot follow a multi-threaded fork: skipped\n");
 	return 77;
 #endif

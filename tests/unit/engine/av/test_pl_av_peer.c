@@ -89,10 +89,10 @@ static long long peer_prov_resolve(struct peer_prov_av *p, fi_addr_t fa)
 	struct pl_av_peer peer;
 	long long id = -1;
 
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	if (!pl_av_lookup_peer(p->engine_av, fa, &peer))
 		id = (long long)((const struct test_addr *)peer.addr)->id;
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	return id;
 }
 

@@ -84,7 +84,7 @@ static int send_internal(uint64_t i, fi_addr_t fa)
 	struct test_addr pkt;
 	int ret, k;
 
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	ret = pl_av_lookup_peer(av, fa, &peer);
 	if (ret == 0) {
 		memcpy(&pkt, peer.addr, sizeof(pkt));
@@ -102,7 +102,7 @@ static int send_internal(uint64_t i, fi_addr_t fa)
 		fail_at("lookup_peer returned neither 0 nor "
 			"-FI_EADDRNOTAVAIL", i, fa);
 	}
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	return ret == 0;
 }
 

@@ -115,9 +115,9 @@ static int child_reader(const char *name, int n)
 	CHILD_CHECK(child_id_at(av, (fi_addr_t)n) == -1);
 	CHILD_CHECK(fi_av_insert(av, &a, 1, &fa, 0, NULL) == -FI_EOPBADSTATE);
 	CHILD_CHECK(fi_av_remove(av, &fa, 1, 0) == -FI_EOPBADSTATE);
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	CHILD_CHECK(pl_av_reverse_lookup(av, &a, &fa, NULL) == 0);
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	CHILD_CHECK(fa == 5);
 	CHILD_CHECK(fi_close(&av->fid) == 0);
 	printf("ok\n");

@@ -138,11 +138,11 @@ static void *reader_main(void *arg)
 		else		/* any index, a few generations */
 			fa = pl_av_table_handle((x >> 8) % (2 * MAX_LIVE),
 						(uint32_t)(x >> 1) % 4);
-		pl_av_rcu_read_lock();
+		pl_rcu_read_lock();
 		ret = pl_av_lookup_peer(av, fa, &peer);
 		if (!ret)
 			check_peer(fa, &peer);
-		pl_av_rcu_read_unlock();
+		pl_rcu_read_unlock();
 		if (ret == 0)
 			r->hits++;
 		else if (ret == -FI_EADDRNOTAVAIL)
@@ -237,12 +237,12 @@ static void run(void)
 	}
 	/* After the storm: every live address resolves to itself, and the
 	 * table grew several times. */
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	for (i = 0; i < w->live; i++) {
 		assert_int_equal(pl_av_lookup_peer(av, w->live_fa[i], &peer), 0);
 		check_peer(w->live_fa[i], &peer);
 	}
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	assert_true(__pl_av_table_nslots(&pl_av_of(av)->table) >= MAX_LIVE);
 	printf("stress: %zu ops, %zu live at the end, %zu slots, reader hits "
 	       "%llu\n", ops, w->live,
