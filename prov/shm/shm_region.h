@@ -106,13 +106,6 @@ int shm_region_unlink_dead(const struct shm_region *region);
  */
 int shm_region_cleanup_dead(unsigned *removed_p);
 
-/* Start time of pid (clock ticks since boot), 0 and -FI_ESRCH-like
- * -FI_ENOENT when it does not exist. */
-int shm_proc_start_time(pid_t pid, uint64_t *start_p);
-
-/* pid exists, is not a zombie, and has start time `start` (0: any). */
-bool shm_proc_alive(pid_t pid, uint64_t start);
-
 /* Address of slot i (i < hdr->cmdq_slots). */
 static inline struct shm_cmd *shm_region_slot(const struct shm_region *r,
 					      uint32_t i)

@@ -57,6 +57,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "pl_iov.h"
 #include "shm_layout.h"
 
 struct shm_xfer_ep;
@@ -144,27 +145,6 @@ struct shm_xfer_inline {
 	const void		*data;
 };
 
-/* shm_buf_to_iov for any iovec and offset (shm_xfer_sar.c). */
-uint64_t shm_buf_to_iov_walk(const struct iovec *iov, size_t cnt,
-			     uint64_t at, const void *buf, uint64_t len);
-
-/* Copy len bytes of buf into iov[cnt] from byte `at` of it, as far as
- * they fit; returns the bytes copied. Inline for one buffer from its
- * start, nearly every receive: the walk's frame costs more than the
- * copy of a small message. */
-static inline uint64_t shm_buf_to_iov(const struct iovec *iov, size_t cnt,
-				      uint64_t at, const void *buf,
-				      uint64_t len)
-{
-	uint64_t n;
-
-	if (cnt != 1 || at)
-		return shm_buf_to_iov_walk(iov, cnt, at, buf, len);
-	n = len < iov[0].iov_len ? len : iov[0].iov_len;
-	if (n)
-		memcpy(iov[0].iov_base, buf, n);
-	return n;
-}
 
 struct shm_xfer_ops {
 	/* A new message (ownership passes to the provider). */

@@ -15,6 +15,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_proc.h"
 #include "shm_addr.h"
 #include "shm_region.h"
 #include "shm_test.h"
@@ -221,12 +222,12 @@ static void test_proc_identity(void **state)
 {
 	uint64_t s1 = 0, s2 = 0;
 
-	assert_int_equal(shm_proc_start_time(getpid(), &s1), 0);
-	assert_int_equal(shm_proc_start_time(getpid(), &s2), 0);
+	assert_int_equal(pl_proc_start_time(getpid(), &s1), 0);
+	assert_int_equal(pl_proc_start_time(getpid(), &s2), 0);
 	assert_true(s1 > 0 && s1 == s2);
-	assert_true(shm_proc_alive(getpid(), s1));
-	assert_false(shm_proc_alive(getpid(), s1 + 1));
-	assert_false(shm_proc_alive(0, 0));
+	assert_true(pl_proc_alive(getpid(), s1));
+	assert_false(pl_proc_alive(getpid(), s1 + 1));
+	assert_false(pl_proc_alive(0, 0));
 }
 
 int main(void)
