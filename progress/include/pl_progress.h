@@ -29,6 +29,7 @@
 #ifndef PROPEL_PL_PROGRESS_H
 #define PROPEL_PL_PROGRESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
