@@ -19,7 +19,7 @@
  *                                                              before publish
  *   children       child open/close (any)    pl_domain_close  acq_rel RMW;
  *                                                              acquire load
- *   eq             pl_domain_bind_eq (once)  close            CAS acq_rel
+ *   eq             pl_domain_bind (once)     close            CAS acq_rel
  */
 #ifndef PROPEL_PL_DOMAIN_H
 #define PROPEL_PL_DOMAIN_H

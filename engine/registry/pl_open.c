@@ -11,6 +11,7 @@
 
 #include "pl_compiler.h"
 #include "pl_log.h"
+#include "pl_mrc.h"
 
 PL_EXPORT int fi_open(uint32_t version, const char *name, void *attr,
 		      size_t attr_len, uint64_t flags, struct fid **fid,
@@ -26,10 +27,10 @@ PL_EXPORT int fi_open(uint32_t version, const char *name, void *attr,
 			return -FI_EINVAL;
 		return pl_log_open(version, flags, fid, context);
 	}
-	if (!strcasecmp(name, "mr_cache")) {
-		/* The registration cache (DESIGN.md section 6) is a later
-		 * issue; until it exists there is nothing to open. */
-		return -FI_ENOSYS;
-	}
+	if (!strcasecmp(name, "mr_cache"))
+		/* The registration cache's import of an application's memory
+		 * monitor (DESIGN.md section 6, fi_ext.h). */
+		return pl_mrc_import_open(version, attr, attr_len, flags, fid,
+					  context);
 	return -FI_ENOSYS;
 }

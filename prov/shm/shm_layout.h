@@ -241,11 +241,13 @@ static_assert(sizeof(struct shm_cmd_cma) == 8 + 16 * SHM_CMA_IOV_MAX,
 
 /*
  * Peer table entry in the RECEIVER's region: a sender claims a free entry
- * once (CAS on `state`, acquire), writes its name and pid, then stores
- * state = CLAIMED|gen (release: pairs with the owner's acquire load in
- * shm_xfer_peer_lookup). Commands name it by index and generation.
- * The claimer frees it at close (release store of FREE with gen + 1); the
- * owner may free entries whose pid died (CAS, so a live release wins).
+ * once (CAS from FREE to BUSY with gen + 1, acquire), writes its pid,
+ * start time and name, then stores LIVE|gen (release: pairs with the
+ * owner's acquire load in shm_xfer_rpeer). Commands name it by index and
+ * generation. The claimer frees it at close (release store of FREE, the
+ * next claim bumps gen); another sender may take over a LIVE entry whose
+ * claimer died (shm_xfer_peer_open's second pass, a CAS, so a live
+ * release wins).
  */
 #define SHM_PEER_FREE		0u
 #define SHM_PEER_BUSY		1u	/* claimed, name being written */
@@ -343,7 +345,7 @@ struct shm_split_job {
 static_assert(sizeof(struct shm_split_job) == 4 * SHM_CACHELINE,
 	      "shm split job size");
 
-/* Geometry an owner asks for; shm_layout_compute() fills the offsets. */
+/* Geometry an owner asks for; shm_region_layout() fills the offsets. */
 struct shm_layout_req {
 	uint32_t cmdq_slots;	/* rounded up to a power of two */
 	uint32_t inline_max;	/* rounded up so slots are 64-byte multiples */

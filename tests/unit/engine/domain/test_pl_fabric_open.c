@@ -119,13 +119,21 @@ static void test_open_unknown_name_is_enosys(void **state)
 	assert_ptr_equal(fid, (void *)0x1);
 }
 
-static void test_open_mr_cache_is_not_available_yet(void **state)
+static void test_open_mr_cache_gives_the_cache_fid(void **state)
 {
-	struct fid *fid = (void *)0x1;
+	struct fid *fid = NULL;
 
 	assert_int_equal(fi_open(FI_VERSION(1, 17), "mr_cache", NULL, 0, 0,
-				 &fid, NULL), -FI_ENOSYS);
-	assert_ptr_equal(fid, (void *)0x1);
+				 &fid, NULL), 0);
+	assert_non_null(fid);
+	assert_int_equal(fid->fclass, FI_CLASS_MR_CACHE);
+	assert_int_equal(fi_close(fid), 0);
+	/* names compare without regard to case */
+	fid = NULL;
+	assert_int_equal(fi_open(FI_VERSION(1, 17), "MR_Cache", NULL, 0, 0,
+				 &fid, NULL), 0);
+	assert_int_equal(fid->fclass, FI_CLASS_MR_CACHE);
+	assert_int_equal(fi_close(fid), 0);
 }
 
 static void test_open_null_name_or_fid_is_einval(void **state)
@@ -183,7 +191,7 @@ int main(void)
 		cmocka_unit_test(test_fabric_unknown_provider_is_enodev),
 		cmocka_unit_test(test_fabric_missing_arguments_are_einval),
 		cmocka_unit_test(test_open_unknown_name_is_enosys),
-		cmocka_unit_test(test_open_mr_cache_is_not_available_yet),
+		cmocka_unit_test(test_open_mr_cache_gives_the_cache_fid),
 		cmocka_unit_test(test_open_null_name_or_fid_is_einval),
 		cmocka_unit_test(test_open_logging_gives_a_log_fid),
 		cmocka_unit_test(test_open_logging_bad_flags),
