@@ -93,7 +93,7 @@ static void shm_info_attrs(struct fi_info *info)
 	info->domain_attr->max_ep_tx_ctx = 1;
 	info->domain_attr->max_ep_rx_ctx = 1;
 	info->domain_attr->mr_iov_limit = 1;
-	info->domain_attr->mr_cnt = p->mr_table;
+	info->domain_attr->mr_cnt = SHM_MR_CNT;
 }
 
 int shm_info_get(uint32_t version, const char *node, const char *service,

@@ -21,7 +21,6 @@
  *   hdr.peer_off    peer_count x struct shm_peer_ent
  *   hdr.sar_off     sar_chan_count x struct shm_sar_chan descriptors
  *   hdr.sarbuf_off  sar_chan_count x SHM_SAR_RING x sar_buf_size bytes
- *   hdr.mr_off      mr_count x struct shm_mr_ent  (reserved for S2)
  *   hdr.split_off   split_count x struct shm_split_job (split copies)
  *
  * Synchronization table (who may run what at the same time, per region):
@@ -53,10 +52,12 @@
 
 #define SHM_LAYOUT_MAGIC	0x4d48534c45504f52ull	/* "ROPELSHM" */
 /* Bump on ANY change of a struct below or of the meaning of a field. */
-#define SHM_LAYOUT_VERSION	5u	/* 2: RMA and atomic commands;
+#define SHM_LAYOUT_VERSION	6u	/* 2: RMA and atomic commands;
 					 * 3: SHM_CF_IN_HDR;
 					 * 4: split copies (SHM_OP_SPLIT);
-					 * 5: claim table (shm_cmdq.c) */
+					 * 5: claim table (shm_cmdq.c);
+					 * 6: no MR key table (the target
+					 * validates every access) */
 
 #define SHM_CACHELINE		64
 /* Longest endpoint name (FI_ADDR_STR text, NUL included). */
@@ -96,16 +97,16 @@ struct shm_region_hdr {
 	uint32_t peer_count;		/* entries in the peer table */
 	uint32_t sar_chan_count;	/* SAR channels */
 	uint32_t sar_buf_size;		/* bytes per bounce buffer */
-	uint32_t mr_count;		/* entries in the MR key table */
-	uint32_t pad0;
-	uint64_t ctl_off, cmdq_off, peer_off, sar_off, sarbuf_off, mr_off;
 	uint32_t split_count;		/* split copy jobs */
-	uint32_t pad1;
+	uint64_t ctl_off, cmdq_off, peer_off, sar_off, sarbuf_off;
 	uint64_t split_off;
 	uint64_t claim_off;		/* cmdq_slots claim words */
-	uint8_t rsvd[256 - 152];
+	uint8_t rsvd[256 - 136];
 };
 static_assert(sizeof(struct shm_region_hdr) == 256, "shm header size");
+static_assert(offsetof(struct shm_region_hdr, ctl_off) == 80 &&
+	      offsetof(struct shm_region_hdr, claim_off) == 128,
+	      "shm header offsets");
 
 /* Region flags */
 #define SHM_RF_CMA	(1u << 0)	/* owner passed the CMA probe: peers
@@ -289,28 +290,6 @@ static_assert(sizeof(struct shm_sar_chan) == 2 * SHM_CACHELINE,
 	      "shm sar channel size");
 
 /*
- * MR key table (reserved for S2, remote-access checks). The owner
- * publishes each registered MR that allows remote access so that an
- * initiator that copies with process_vm_writev/readv can validate key,
- * range and access BEFORE touching the target, and a target that copies
- * itself validates the same entry. Seqlock per entry: the owner bumps
- * `seq` to odd (release), writes the fields, bumps it to even (release);
- * a reader loads seq (acquire), reads the fields, loads seq again and
- * retries on odd or change. Closing an MR writes access = 0 inside a
- * seqlock write, so its key stops working at once.
- */
-struct shm_mr_ent {
-	pl_atomic_u32 seq;	/* seqlock, owner-written */
-	uint32_t access;	/* FI_REMOTE_READ | FI_REMOTE_WRITE, 0 = free */
-	uint64_t key;		/* fi_mr_key */
-	uint64_t base;		/* first valid address (owner's VA) */
-	uint64_t len;		/* bytes */
-	uint64_t offset_base;	/* 0 with FI_MR_VIRT_ADDR, else base */
-	uint64_t rsvd[3];
-};
-static_assert(sizeof(struct shm_mr_ent) == SHM_CACHELINE, "shm mr entry");
-
-/*
  * Split copy job, in the RECEIVER's region (algorithm and proof:
  * shm_xfer_split.c). The receiver of a large CMA message copies chunks
  * from the front while the sender, told by SHM_OP_SPLIT, writes chunks
@@ -352,7 +331,6 @@ struct shm_layout_req {
 	uint32_t peer_count;
 	uint32_t sar_chan_count;
 	uint32_t sar_buf_size;	/* rounded up to 64 */
-	uint32_t mr_count;
 	uint32_t split_count;
 };
 

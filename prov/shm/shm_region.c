@@ -36,7 +36,7 @@ size_t shm_region_layout(const struct shm_layout_req *req,
 	    req->peer_count > 65535 || req->sar_chan_count > 4096 ||
 	    (req->sar_chan_count && (req->sar_buf_size < 64 ||
 				     req->sar_buf_size > (16u << 20))) ||
-	    req->mr_count > (1u << 20) || req->split_count > 64)
+	    req->split_count > 64)
 		return 0;
 	while (slots < req->cmdq_slots)
 		slots <<= 1;
@@ -56,7 +56,6 @@ size_t shm_region_layout(const struct shm_layout_req *req,
 	hdr->sar_chan_count = req->sar_chan_count;
 	hdr->sar_buf_size = req->sar_chan_count ?
 		SHM_ALIGN_UP(req->sar_buf_size, SHM_CACHELINE) : 0;
-	hdr->mr_count = req->mr_count;
 	hdr->split_count = req->split_count;
 
 	off = SHM_ALIGN_UP(sizeof(*hdr), SHM_CACHELINE);
@@ -78,8 +77,6 @@ size_t shm_region_layout(const struct shm_layout_req *req,
 	hdr->sarbuf_off = off;
 	off += (uint64_t)req->sar_chan_count * SHM_SAR_RING *
 	       hdr->sar_buf_size;
-	hdr->mr_off = off;
-	off += (uint64_t)req->mr_count * sizeof(struct shm_mr_ent);
 	hdr->split_off = off;
 	off += (uint64_t)req->split_count * sizeof(struct shm_split_job);
 	off = SHM_ALIGN_UP(off, SHM_PAGE);
@@ -122,7 +119,6 @@ static void shm_region_set_ptrs(struct shm_region *r)
 	r->peers = (struct shm_peer_ent *)(b + r->hdr->peer_off);
 	r->sar = (struct shm_sar_chan *)(b + r->hdr->sar_off);
 	r->sarbuf = b + r->hdr->sarbuf_off;
-	r->mr = (struct shm_mr_ent *)(b + r->hdr->mr_off);
 	r->split = (struct shm_split_job *)(b + r->hdr->split_off);
 }
 

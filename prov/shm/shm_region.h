@@ -40,7 +40,6 @@ struct shm_region {
 	struct shm_peer_ent	*peers;
 	struct shm_sar_chan	*sar;
 	uint8_t			*sarbuf;
-	struct shm_mr_ent	*mr;
 	struct shm_split_job	*split;
 	bool			owner;		/* we created it (and unlink it) */
 	/* consumer state, owner only (shm_cmdq.c) */

@@ -65,7 +65,6 @@ int shm_xfer_ep_open(const char *name, const struct shm_xfer_ops *ops,
 		.peer_count = (uint32_t)p->max_peers,
 		.sar_chan_count = (uint32_t)(p->sar_buf_count / SHM_SAR_RING),
 		.sar_buf_size = (uint32_t)p->sar_buf_size,
-		.mr_count = (uint32_t)p->mr_table,
 		.split_count = SHM_SPLIT_JOBS,
 	};
 	/* the wake socket first: its bind is the cheap uniqueness test */
