@@ -26,27 +26,10 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 
-/* Operand bytes one request carries (each of buf and compare): count
- * limit = SHM_ATOMIC_MAX_BYTES / datatype size. Sized so that a compare
- * request (header + 2 x 64) fits the default inline slot (192). */
-#define SHM_ATOMIC_MAX_BYTES	64
+#include "shm_layout.h"
 
-enum shm_atomic_kind {
-	SHM_ATOMIC_WRITE = 0,	/* fi_atomic: no result */
-	SHM_ATOMIC_FETCH = 1,	/* fi_fetch_atomic */
-	SHM_ATOMIC_COMPARE = 2,	/* fi_compare_atomic */
-};
-
-/* The request (rx->data at the target): header, count operands, then
- * (compare kind) count compare values. */
-struct shm_atomic_req {
-	uint8_t op;		/* enum fi_op */
-	uint8_t datatype;	/* enum fi_datatype */
-	uint8_t kind;		/* enum shm_atomic_kind */
-	uint8_t pad;
-	uint32_t count;
-	uint8_t data[];
-};
+/* The request an initiator sends (struct shm_atomic_req, its kinds and
+ * SHM_ATOMIC_MAX_BYTES) crosses processes: shm_layout.h. */
 
 /* Bytes of one element of datatype, 0 for an unknown or unsupported one
  * (FI_INT128/FI_UINT128: not done). */

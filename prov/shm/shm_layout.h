@@ -57,7 +57,8 @@
 					 * 4: split copies (SHM_OP_SPLIT);
 					 * 5: claim table (shm_cmdq.c);
 					 * 6: no MR key table (the target
-					 * validates every access) */
+					 * validates every access); the
+					 * atomic request defined here */
 
 #define SHM_CACHELINE		64
 /* Longest endpoint name (FI_ADDR_STR text, NUL included). */
@@ -323,6 +324,37 @@ struct shm_split_job {
 };
 static_assert(sizeof(struct shm_split_job) == 4 * SHM_CACHELINE,
 	      "shm split job size");
+
+/*
+ * Atomic request (SHM_OP_ATOMIC), the inline payload of the command at
+ * the target (shm_atomic.h applies it): this header, count operands, then
+ * (compare kind) count compare values, each element of datatype's size.
+ */
+/* Operand bytes one request carries (each of buf and compare): count
+ * limit = SHM_ATOMIC_MAX_BYTES / datatype size. Sized so that a compare
+ * request (header + 2 x 64) fits 192 inline bytes. */
+#define SHM_ATOMIC_MAX_BYTES	64
+
+enum shm_atomic_kind {
+	SHM_ATOMIC_WRITE = 0,	/* fi_atomic: no result */
+	SHM_ATOMIC_FETCH = 1,	/* fi_fetch_atomic */
+	SHM_ATOMIC_COMPARE = 2,	/* fi_compare_atomic */
+};
+
+struct shm_atomic_req {
+	uint8_t op;		/* enum fi_op */
+	uint8_t datatype;	/* enum fi_datatype */
+	uint8_t kind;		/* enum shm_atomic_kind */
+	uint8_t pad;
+	uint32_t count;		/* elements */
+	uint8_t data[];		/* operands, then compare values */
+};
+static_assert(sizeof(struct shm_atomic_req) == 8 &&
+	      offsetof(struct shm_atomic_req, count) == 4 &&
+	      offsetof(struct shm_atomic_req, data) == 8,
+	      "shm atomic request layout");
+static_assert(sizeof(struct shm_atomic_req) + 2 * SHM_ATOMIC_MAX_BYTES <=
+	      192, "a compare request fits 192 inline bytes");
 
 /* Geometry an owner asks for; shm_region_layout() fills the offsets. */
 struct shm_layout_req {
