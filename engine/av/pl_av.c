@@ -284,7 +284,7 @@ static struct fi_ops_av pl_av_ops = {
 	.remove = pl_av_remove,
 	.lookup = pl_av_lookup,
 	.straddr = pl_av_straddr,
-	/* fi_av_set: [E3] leaves it to the collectives work. */
+	/* fi_av_set: left to the collectives (fi_collective(3)), not done. */
 	.av_set = pl_fid_nosys_av_av_set,
 };
 

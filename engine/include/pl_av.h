@@ -85,7 +85,7 @@ struct pl_av_peer {
 /*
  * fi_eq_write() flag with which the AV reports a failed asynchronous insert
  * (FI_EVENT): buf is a struct fi_eq_err_entry, to be queued as an error
- * entry. The engine's EQ ([E2]) must honour it; any other EQ treats it as
+ * entry. The engine's EQ (pl_eq.h) must honour it; any other EQ treats it as
  * it treats unknown flags.
  */
 #define PL_AV_EQ_WRITE_ERROR	(1ULL << 60)

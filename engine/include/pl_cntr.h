@@ -2,7 +2,8 @@
 #ifndef PL_CNTR_H
 #define PL_CNTR_H
 /*
- * Completion counters (issue E2, contracts item 4). The endpoint checks
+ * Completion counters (DESIGN.md section 4; docs/provider-contract.md,
+ * "CQ, EQ, counters"). The endpoint checks
  * the binding flags and calls pl_cntr_inc / pl_cntr_inc_err. A
  * referenced counter (refs > 0) refuses fi_close with -FI_EBUSY.
  *

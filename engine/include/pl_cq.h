@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The completion queue every provider uses (issue E1 item 5, DESIGN.md
- * section 3): a bounded lock-free ring of entries with an overflow path,
+ * The completion queue every provider uses (DESIGN.md section 3): a bounded lock-free ring of entries with an overflow path,
  * so that a full ring never loses or blocks a completion, and a separate
  * queue of error entries that surface as -FI_EAVAIL.
  *

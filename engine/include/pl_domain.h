@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The generic domain object a provider embeds (issue E1 item 2): one
+ * The generic domain object a provider embeds (docs/provider-contract.md,
+ * "Domain"): one
  * progress context, the threading model chosen once at creation, the
  * negotiated mr_mode, the bound EQ and a count of open child objects.
  *
@@ -51,7 +52,8 @@ struct pl_domain {
 	struct pl_domain *live_next;	/* under the registry lock only */
 };
 
-/* ---- contract item 3 (CROSS-HELPER CONTRACTS): keep these signatures ---- */
+/* ---- provider contract (docs/provider-contract.md): keep these
+ * signatures ---- */
 
 /* The domain's progress context; NULL for a domain that is not a
  * pl_domain or that has none. */

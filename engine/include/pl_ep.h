@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Endpoint plumbing a provider embeds (issue E1 item 3): the pure
+ * Endpoint plumbing a provider embeds (docs/provider-contract.md,
+ * "Endpoints"): the pure
  * decision helpers (bind flag rules, selective completion) and the
  * generic endpoint object, struct pl_ep, which keeps what fi_ep_bind
  * attached (with a reference on each bound CQ, counter, AV and EQ, so

@@ -2,7 +2,8 @@
 #ifndef PL_EQ_H
 #define PL_EQ_H
 /*
- * Event queues (issue E2, contracts item 4). Provider side:
+ * Event queues (DESIGN.md section 4; docs/provider-contract.md, "CQ,
+ * EQ, counters"). Provider side:
  * pl_eq_write_event / pl_eq_write_error; application side through
  * struct fi_ops_eq. A referenced EQ (bound to an endpoint, refs > 0)
  * refuses fi_close with -FI_EBUSY.

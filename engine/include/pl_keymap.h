@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Key map: MR key -> (segments, access bits, enabled), used by a
- * provider's data path to validate a remote access (E1 item 6). A key
+ * provider's data path to validate a remote access (docs/provider-contract.md, "Key map"). A key
  * has one segment per iovec it was registered with (fi_mr_regv); an
  * access must lie inside one segment. A key inserted disabled is
  * reserved (a second insert gets -FI_ENOKEY) but rejected by check until

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Generic memory region (issue E1 item 3): fi_mr_reg / regv / regattr
+ * Generic memory region (docs/provider-contract.md, "Memory regions"):
+ * fi_mr_reg / regv / regattr
  * into a provider's key map, and the MR's fid ops (fi_close, fi_mr_bind,
  * fi_mr_enable, fi_mr_refresh, fi_mr_raw_attr). A provider points its
  * domain's struct fi_ops_mr at thin wrappers that find its key map and

@@ -2,7 +2,7 @@
 #ifndef PL_WAITABLE_H
 #define PL_WAITABLE_H
 /*
- * The wait object every CQ, EQ and counter embeds (contracts item 1).
+ * The wait object every CQ, EQ and counter embeds (DESIGN.md section 4).
  *
  * Sleep/wake protocol: the producer publishes its entry (release, in the
  * owning object) and then calls pl_waitable_signal(), which takes `lock`,

@@ -78,7 +78,7 @@ static void shm_info_attrs(struct fi_info *info)
 	info->domain_attr->caps = SHM_DOMAIN_CAPS;
 	info->domain_attr->threading = FI_THREAD_SAFE;
 	/* reported as the reference does when the hints leave it open;
-	 * FI_PROGRESS_AUTO is accepted when asked for (S3) */
+	 * FI_PROGRESS_AUTO is accepted when asked for */
 	info->domain_attr->control_progress = FI_PROGRESS_MANUAL;
 	info->domain_attr->data_progress = FI_PROGRESS_MANUAL;
 	info->domain_attr->resource_mgmt = FI_RM_ENABLED;

@@ -170,7 +170,7 @@ struct shm_xfer_ops {
 	 * command, if a posted receive takes it (return 1: done, its
 	 * completion written), or return 0 and the message comes again
 	 * through rx_msg, flagged SHM_XF_UNMATCHED. This saves the record
-	 * and a copy on the path of every small message (S3). */
+	 * and a copy on the path of every small message. */
 	int (*rx_inline)(struct shm_xfer_ep *ep,
 			 const struct shm_xfer_inline *in);
 };

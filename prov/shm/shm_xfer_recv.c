@@ -444,7 +444,7 @@ int shm_xfer_rx_deliver(struct shm_xfer_rx *rx, const struct iovec *iov,
 		rx->next = ep->sar_rx;
 		ep->sar_rx = rx;
 		/* the chunks already waiting signal nobody again: a progress
-		 * source asleep since they came must drain them (S3) */
+		 * source asleep since they came must drain them */
 		shm_xfer_self_poke(ep);
 		return 1;
 	default:

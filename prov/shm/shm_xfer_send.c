@@ -218,7 +218,7 @@ int shm_xfer_send(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	if (msg->iov_count > SHM_XFER_IOV_MAX || (msg->iov_count && !msg->iov))
 		return -FI_EINVAL;
 	if (peer->dead)
-		return -FI_ECONNREFUSED;	/* its owner died (S3) */
+		return -FI_ECONNREFUSED;	/* its owner died */
 	size = pl_iov_total(msg->iov, msg->iov_count);
 	proto = shm_xfer_proto(ep, peer, size);
 	/* CMA reads the user buffer later: not for inject, and only with

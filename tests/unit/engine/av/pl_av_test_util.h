@@ -3,7 +3,7 @@
  * What the AV tests share: a pretend provider (16-byte addresses that
  * carry a magic word, so the validate hook has something to reject, an id
  * and a port), its hooks, and a minimal EQ whose write op records what the
- * AV reports for FI_EVENT inserts ([E2]'s EQ does not exist yet; the AV
+ * AV reports for FI_EVENT inserts (written before the engine's EQ existed; the AV
  * only uses the public fi_eq_write()).
  */
 #ifndef PROPEL_TESTS_PL_AV_TEST_UTIL_H

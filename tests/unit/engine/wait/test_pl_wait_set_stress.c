@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Issue E2, stress test, third run: 4 producers and 2 consumers move
+ * Stress test, third run: 4 producers and 2 consumers move
  * completions through a wait set holding two CQs (FI_WAIT_SET) and a
  * counter; the consumers block only in fi_wait on the set. Every CQ
  * completion must arrive exactly once, the counter must end at the

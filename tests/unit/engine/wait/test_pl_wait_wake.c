@@ -34,8 +34,8 @@
 #include "pl_domain.h"
 #include <stdlib.h>
 
-/* The CQ object may not be linked in yet (helper cq): weak, tested when
- * present. */
+/* Weak references: the test links without the CQ object, and tests
+ * it when present. */
 extern int pl_cq_open(struct fid_domain *d, struct fi_cq_attr *attr,
 		      struct fid_cq **cq_p, void *context)
 	__attribute__((weak));
