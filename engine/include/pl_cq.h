@@ -20,7 +20,7 @@
  * The synchronization table, with the ordering of each edge, is at the
  * top of pl_cq.c and in docs/synchronization.md.
  *
- * Wait objects: every kind of struct pl_waitable (engine/pl_waitable.h):
+ * Wait objects: every kind of struct pl_waitable (engine/wait/pl_waitable.h):
  * FI_WAIT_NONE, UNSPEC, FD, POLLFD, SET, MUTEX_COND, YIELD, with
  * fi_control(FI_GETWAIT / FI_GETWAITOBJ) and fi_trywait through
  * pl_cq_waitable(). wait_cond FI_CQ_COND_THRESHOLD is honoured by sread.

@@ -7,7 +7,7 @@
  * -FI_EINVAL for a fid of a class that has no wait object, one opened
  * with FI_WAIT_NONE, or a list mixing kinds of wait object (fi_poll(3)).
  * A wait set (FI_CLASS_WAIT) is tried as a whole (pl_wait_set.h).
- * CQs: pl_cq_waitable() (engine/pl_cq.c); a CQ fid that is not a
+ * CQs: pl_cq_waitable() (engine/cq/pl_cq.c); a CQ fid that is not a
  * pl_cq is -FI_EINVAL.
  */
 #include <rdma/fabric.h>

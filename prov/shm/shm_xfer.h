@@ -205,7 +205,7 @@ void shm_xfer_ep_stats(const struct shm_xfer_ep *ep,
 		       struct shm_xfer_stats *stats_p);
 
 /*
- * The progress source members (progress/pl_progress.h): poll does up to
+ * The progress source members (progress/include/pl_progress.h): poll does up to
  * budget units (commands handled, chunks moved, completions), arm returns
  * 0 when it is safe to sleep on shm_xfer_ep_fd() and -FI_EAGAIN
  * otherwise.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The engine CQ (engine/pl_cq.h): formats, readfrom, errors and
+/* The engine CQ (engine/include/pl_cq.h): formats, readfrom, errors and
  * err_data semantics, overflow order, sread (timeout, threshold,
  * signal, wake-up), wait objects through fi_control, fi_trywait with
  * epoll, manual progress, references, peer owner ops, bad input. The

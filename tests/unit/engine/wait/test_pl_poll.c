@@ -254,7 +254,7 @@ static void test_manual_progress(void **s)
 	free(dom);
 }
 
-/* a CQ is reported while it is not empty (needs engine/pl_cq.c) */
+/* a CQ is reported while it is not empty (needs engine/cq/pl_cq.c) */
 static void test_cq_member(void **s)
 {
 	struct fi_domain_attr da = { .data_progress = FI_PROGRESS_MANUAL,
