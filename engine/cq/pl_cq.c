@@ -19,7 +19,8 @@
  * Writers are always many (application threads and the progress thread):
  * enqueue is always the multi-producer one.
  *
- * Wake-up protocol (no lost wake-up, no per-completion lock). A producer
+ * Wake-up protocol (no lost wake-up, no per-completion lock), the event
+ * count of base's pl_evcount.h with several waiters on one word. A producer
  * must not take a mutex or write an eventfd when nobody can be asleep.
  * The CQ keeps one word, `armed`, that a consumer sets right before its
  * last look at the queue ahead of a sleep; a producer signals the
@@ -36,7 +37,7 @@
  *     P1  enqueue (claims a ring position or counts an overflow node)
  *     F2  seq_cst fence
  *     A3  load armed                   relaxed
- *     A4  if 1: exchange(armed, 0)     acq_rel RMW; if it returned 1:
+ *     A4  if 1: CAS(armed, 1 -> 0)     acq_rel RMW; if it won:
  *     P2  pl_waitable_signal()         (lock, seq++, eventfd, broadcast)
  *
  * Claim: a waiter never sleeps while an entry written before its sleep
@@ -45,7 +46,7 @@
  * single total order of seq_cst operations. If F2 came first, A2 (after
  * F1) sees P1 (before F2): contradiction. So F1 came first and A3 reads S
  * or a later value of armed in its modification order. After S the only
- * writes are producers' A4 exchanges to 0 and other waiters' A1
+ * writes are producers' winning A4 CASes to 0 and other waiters' A1
  * exchanges to 1, all RMWs, so they continue the release sequence headed
  * by S. Either P's A4 reads such a 1 and P signals, or some producer's A4
  * turned a 1 of that sequence into 0 and that producer signals. Its A4
@@ -78,6 +79,7 @@
 
 #include "pl_cq.h"
 #include "pl_cq_int.h"
+#include "pl_evcount.h"
 #include "pl_domain.h"
 #include "pl_fid_nosys.h"
 #include "pl_progress.h"
@@ -97,12 +99,10 @@ static struct pl_cq *pl_cq_of_waitable(struct pl_waitable *w)
  * an error, or at least thresh entries (0 and 1 mean one). */
 static bool pl_cq_ready_for(struct pl_cq *cq, size_t thresh)
 {
-	if (cq->wake == PL_CQ_WAKE_ARMED) {
-		/* A1: acq_rel RMW, heads the release sequence A4 reads */
-		pl_exchange_acq_rel(&cq->armed, 1);
-		/* F1: pairs with F2 in pl_cq_wake */
-		pl_fence_seq_cst();
-	}
+	if (cq->wake == PL_CQ_WAKE_ARMED)
+		/* A1 (acq_rel RMW, heads the release sequence A4 reads), F1
+		 * (pairs with F2 in pl_cq_wake): pl_evcount.h's P1, P2 */
+		pl_evcount_prepare_sync(&cq->armed, 1);
 	/* E2: acquire, pairs with E1 in pl_cq_write_err */
 	if (pl_load_acquire(&cq->err_count))
 		return true;
@@ -132,12 +132,10 @@ static inline void pl_cq_wake(struct pl_cq *cq)
 		pl_waitable_signal(&cq->w);
 		return;
 	case PL_CQ_WAKE_ARMED:
-		/* F2: pairs with F1 in pl_cq_ready */
-		pl_fence_seq_cst();
-		/* A3: relaxed, the fence orders it; A4: acq_rel, reads the
-		 * release sequence of a waiter's A1 */
-		if (PL_UNLIKELY(pl_load_relaxed(&cq->armed)) &&
-		    pl_exchange_acq_rel(&cq->armed, 0))
+		/* F2 (pairs with F1 in pl_cq_ready), A3 (relaxed, the fence
+		 * orders it), A4 (a CAS 1 -> 0, acq_rel, reads the release
+		 * sequence of a waiter's A1): pl_evcount.h's N1, N2 */
+		if (pl_evcount_notify(&cq->armed, 1, 0))
 			pl_waitable_signal(&cq->w);
 		return;
 	}

@@ -116,10 +116,10 @@ static_assert(offsetof(struct shm_region_hdr, ctl_off) == 80 &&
 /* Control words, one cache line each: producers poll `asleep` and bump
  * `tail`, the owner writes `head`; sharing a line would bounce it. */
 struct shm_ctl {
-	/* Wake-up protocol (shm_wake.c): the owner stores 1 before it
-	 * sleeps, then a seq_cst fence, then re-checks its queue; a
-	 * producer publishes a command, fences seq_cst, then exchanges 0 in
-	 * and signals the owner's socket if it read 1. */
+	/* Wake-up protocol (shm_wake.c, base's pl_evcount.h): the owner
+	 * stores 1 before it sleeps, then a seq_cst fence, then re-checks
+	 * its queue; a producer publishes a command, fences seq_cst, and
+	 * if it reads 1, CASes it to 0 and signals the owner's socket. */
 	pl_atomic_u32 asleep;
 	uint8_t pad0[SHM_CACHELINE - 4];
 	/* Next position to claim: a HINT every producer advances with a
