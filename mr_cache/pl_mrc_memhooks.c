@@ -32,8 +32,9 @@
  * a hook issues a seq_cst fence (F2) after the call and before reading
  * the filter. Either the hook sees the count (and publishes), or its
  * fence precedes F1 and the registration reads the pages as the call
- * left them (a fresh registration). A colliding granule only costs an
- * extra publication.
+ * left them (a fresh registration): the store-buffering argument of
+ * base's pl_evcount.h, with the filter's counters for its word. A
+ * colliding granule only costs an extra publication.
  *
  * malloc. glibc's free() unmaps large chunks and trims the heap with
  * internal calls that never go through a GOT, so hooking munmap alone

@@ -20,7 +20,8 @@
  * default kept. One info line says which monitor runs and why; a monitor
  * asked for and not available is a warning.
  *
- * Concurrency: pl_mrc_monitor_get/put and pl_mrc_monitor_import/unimport
+ * Concurrency: pl_mrc_monitor_get/put and the import and removal of an
+ * application's monitor (pl_mrc_import.c, fi_open "mr_cache")
  * serialize on one mutex (never taken by a monitor's event path). The
  * ops of the monitor returned may be called from any thread while the
  * caller holds its reference.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The comparison runner ([P1]): runs each two-process benchmark on the
+# The comparison runner (perf/README.md): runs each two-process benchmark on the
 # reference libfabric and on propel, alternately (A B A B ...) in this one
 # invocation, each run pinned (BF_PIN=1: rank r on CPU r), then prints per
 # size the median of each library, the ratio and the spread, and writes a

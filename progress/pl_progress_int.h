@@ -49,13 +49,13 @@ struct pl_progress_ops {
 
 /* Thread states; see the protocol in pl_progress_thread.c. */
 enum {
-	PL_PROGRESS_RUNNING = 0,
+	PL_PROGRESS_RUNNING = 0,	/* 0: pl_evcount_cancel stores it */
 	PL_PROGRESS_SLEEPING = 1,	/* armed, in or about to enter epoll */
 	PL_PROGRESS_WAKING = 2,		/* a kicker owns the eventfd write */
 };
 
 struct pl_progress_thread {
-	pl_atomic_int state;
+	pl_atomic_u32 state;		/* pl_evcount.h word */
 	int kick_fd;			/* eventfd, -1 without a thread */
 	pl_atomic_int stop;
 	pl_atomic_int tid;		/* published by the thread at start */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The progress engine's FI_* variables, read once per process through the
- * core parameter table (engine/base/pl_core_params.c defines them, so
+ * core parameter table (base/pl_core_params.c defines them, so
  * fi_info -e lists them before any context exists):
  *   FI_PROGRESS_SPIN_US      0..PL_PROGRESS_SPIN_US_MAX, default 50
  *   FI_PROGRESS_BACKOFF_MAX_US  PL_PROGRESS_BACKOFF_MIN_US..

@@ -29,7 +29,9 @@
  *
  * thread_stop runs inside ctx_close, which no other call may overlap.
  *
- * Sleep/kick protocol, no lost wake-up. The state word thr.state is
+ * Sleep/kick protocol, no lost wake-up (the event count of base's
+ * pl_evcount.h, whose argument this instance repeats). The state word
+ * thr.state is
  * RUNNING, SLEEPING or WAKING; only the thread stores RUNNING and
  * SLEEPING, a kicker only moves SLEEPING to WAKING.
  *
@@ -98,6 +100,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_evcount.h"
 #include "pl_log.h"
 #include "pl_progress_int.h"
 
@@ -224,10 +227,9 @@ static void pl_progress_thread_sleep(struct pl_progress_ctx *ctx, bool *lease)
 	struct epoll_event evs[8];
 	int ret;
 
-	/* W1: relaxed; the fence F1 gives it its order. */
-	pl_store_relaxed(&ctx->thr.state, PL_PROGRESS_SLEEPING);
-	/* F1: pairs with F2 in pl_progress_thread_kick. */
-	pl_fence_seq_cst();
+	/* W1 (relaxed), F1 (pairs with F2 in pl_progress_thread_kick):
+	 * pl_evcount.h's P1, P2 */
+	pl_evcount_prepare(&ctx->thr.state, PL_PROGRESS_SLEEPING);
 
 	/* R1: arm() under the token (or the lease). Busy: someone else
 	 * polls, the caller's next round backs off. */
@@ -252,8 +254,9 @@ static void pl_progress_thread_sleep(struct pl_progress_ctx *ctx, bool *lease)
 	pl_progress_count(&ctx->st.wakeups);
 abort:
 	pl_progress_thread_let_go(ctx, lease);
-	/* Relaxed: only the thread's own next W1/F1 matter to kickers. */
-	pl_store_relaxed(&ctx->thr.state, PL_PROGRESS_RUNNING);
+	/* Relaxed (pl_evcount_cancel, RUNNING is 0): only the thread's
+	 * own next W1/F1 matter to kickers. */
+	pl_evcount_cancel(&ctx->thr.state);
 	pl_progress_thread_drain(ctx);
 }
 
@@ -310,17 +313,14 @@ static void *pl_progress_thread_main(void *arg)
 
 void pl_progress_thread_kick(struct pl_progress_ctx *ctx)
 {
-	int expected = PL_PROGRESS_SLEEPING;
 	uint64_t one = 1;
 
-	/* F2: pairs with F1 in pl_progress_thread_sleep; orders the
-	 * caller's W2 (its published work) before R2. */
-	pl_fence_seq_cst();
-	/* R2: relaxed; the fence gives it its order. */
-	if (pl_load_relaxed(&ctx->thr.state) != PL_PROGRESS_SLEEPING)
-		return;
-	/* Coalescing only (see the protocol): the winner writes. */
-	if (!pl_cas_acq_rel(&ctx->thr.state, &expected, PL_PROGRESS_WAKING))
+	/* F2 (pairs with F1 in pl_progress_thread_sleep; orders the
+	 * caller's W2, its published work, before R2), R2 and the CAS
+	 * that only coalesces (see the protocol): pl_evcount.h's N1, N2.
+	 * The winner writes. */
+	if (!pl_evcount_notify(&ctx->thr.state, PL_PROGRESS_SLEEPING,
+			       PL_PROGRESS_WAKING))
 		return;
 	/* Relaxed: a statistic, many writers. */
 	pl_fetch_add_relaxed(&ctx->st.kicks, 1);

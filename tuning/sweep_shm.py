@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""The threshold sweeper for propel's shm provider ([P1]): measures, on the
+"""The threshold sweeper for propel's shm provider: measures, on the
 machine it runs on, where one protocol starts beating the next, and writes
 a tuning profile with the crossover sizes.
 

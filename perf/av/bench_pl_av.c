@@ -90,17 +90,17 @@ static unsigned run_batch(enum variant v, size_t offset)
 	size_t i;
 
 	if (v == V_RCU_LOOKUP)
-		pl_av_rcu_read_lock();
+		pl_rcu_read_lock();
 	for (i = 0; i < batch; i++) {
 		fi_addr_t fa = handles[(i + offset) % peers];
 
 		switch (v) {
 		case V_RCU_SECTION:
-			pl_av_rcu_read_lock();
+			pl_rcu_read_lock();
 			if (!pl_av_lookup_peer(av, fa, &peer))
 				acc += ((const unsigned char *)peer.addr)
 					[fa & (ADDRLEN - 1)];
-			pl_av_rcu_read_unlock();
+			pl_rcu_read_unlock();
 			break;
 		case V_RCU_LOOKUP:
 			if (!pl_av_lookup_peer(av, fa, &peer))
@@ -114,7 +114,7 @@ static unsigned run_batch(enum variant v, size_t offset)
 		}
 	}
 	if (v == V_RCU_LOOKUP)
-		pl_av_rcu_read_unlock();
+		pl_rcu_read_unlock();
 	return acc;
 }
 

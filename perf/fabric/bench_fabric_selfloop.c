@@ -7,7 +7,7 @@
  * this plus the cache-line floor (perf/shm/bench_cacheline_floor); this
  * number moves only with the library's own code, so it is the one to
  * compare when a change is meant to save instructions, fences or
- * locked operations (S3: it showed three rep stos of 200+ bytes per
+ * locked operations (it showed three rep stos of 200+ bytes per
  * message, and the auto-progress token's cost).
  *
  *   taskset -c 1 bench_fabric_selfloop [-p shm] [-t] [-a] [-s 8] [-r reps]

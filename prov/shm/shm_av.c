@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The shm AV: the engine's (engine/pl_av.h: RCU lookups, FI_SOURCE
+ * The shm AV: the engine's (engine/include/pl_av.h: RCU lookups, FI_SOURCE
  * reverse map, named shared AVs) over fixed-size entries of
  * SHM_NAME_MAX bytes holding the NUL-padded FI_ADDR_STR name. Only
  * fi_av_insert differs: applications pass names as fi_getname returned

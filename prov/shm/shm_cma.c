@@ -97,7 +97,7 @@ static int shm_cma_errno(int e)
 	case EFAULT:
 		return -FI_EFAULT;
 	case ESRCH:
-		return -FI_ECONNRESET;	/* the peer process is gone (S3) */
+		return -FI_ECONNRESET;	/* the peer process is gone */
 	default:
 		return -FI_EIO;
 	}

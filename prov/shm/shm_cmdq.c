@@ -65,6 +65,7 @@
 #include <rdma/fi_errno.h>
 
 #include "pl_compiler.h"
+#include "pl_proc.h"
 #include "shm_cmdq.h"
 
 /*
@@ -224,7 +225,7 @@ struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r)
 	if (shm_st_phase(st) != SHM_PH_CLAIMED ||
 	    shm_st_pos(st) != (pos & SHM_POS_MASK))
 		return NULL;	/* nobody claimed pos yet */
-	if (shm_proc_alive((pid_t)(st & SHM_PID_MASK), 0))
+	if (pl_proc_alive((pid_t)(st & SHM_PID_MASK), 0))
 		return NULL;
 	r->cons_head = pos + 1;
 	/* A2', release: as A2 (the slot is free for round pos + N) */

@@ -41,7 +41,7 @@
 int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p);
 
 /* Publish a slot claimed in r (release), and move r's tail hint past it.
- * Call shm_wake_peer() after it. */
+ * Call shm_wake_signal() after it (shm_wake.h). */
 void shm_cmdq_commit(struct shm_region *r, struct shm_cmd *cmd);
 
 /* A queue word: phase, position, pid (shm_layout.h; shm_cmdq.c has the

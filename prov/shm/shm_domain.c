@@ -4,7 +4,7 @@
  * threading, mr_mode) plus the key map its MRs register into. CQs,
  * counters and MRs are the engine's objects; AVs the engine's behind a
  * thin name wrapper (shm_av.c); endpoints are shm_ep.c's. The MR calls
- * and the raw-key domain controls are the engine's (engine/pl_mr.h).
+ * and the raw-key domain controls are the engine's (engine/include/pl_mr.h).
  */
 #include <stdlib.h>
 

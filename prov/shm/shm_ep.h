@@ -2,7 +2,7 @@
 /*
  * The shm provider's objects over the engine: fabric, domain, AV wrapper
  * and the FI_EP_RDM endpoint built on the protocol layer (shm_xfer.h)
- * and the matching engine (engine/pl_match.h).
+ * and the matching engine (engine/include/pl_match.h).
  *
  * Endpoint synchronization table (one struct shm_ep):
  *
@@ -51,6 +51,7 @@
 #include <rdma/fi_tagged.h>
 
 #include "pl_av.h"
+#include "pl_av_addr.h"
 #include "pl_fabric_obj.h"
 #include "pl_compiler.h"
 #include "pl_domain.h"
@@ -270,8 +271,8 @@ struct shm_ep_txe *shm_ep_txe_get(struct shm_ep *ep);
 int shm_ep_peer_lookup(struct shm_ep *ep, fi_addr_t dest,
 		       struct shm_xfer_peer **xp_p);
 
-/* AV slot index of an fi_addr_t (engine/pl_av_table.h layout). */
-#define SHM_EP_SLOT(a)	((size_t)((a) & 0xffffffffULL))
+/* AV slot index of an fi_addr_t (the engine's encoding, pl_av_addr.h). */
+#define SHM_EP_SLOT(a)	((size_t)pl_av_table_handle_idx(a))
 
 /* Inline: the cache hit of a send to an address sent to before (same
  * fi_addr_t, AV epoch unchanged) skips the AV; anything else looks it

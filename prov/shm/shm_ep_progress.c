@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The shm endpoint as a progress source (progress/pl_progress.h) and as
+ * The shm endpoint as a progress source (progress/include/pl_progress.h) and as
  * the protocol layer's client (struct shm_xfer_ops). The source TRIES
  * the endpoint lock: when an application thread holds it (a send, a
  * post), the pass reports nothing done instead of waiting, and the next

@@ -34,10 +34,10 @@ static fi_addr_t shm_ep_src_addr(struct shm_ep *ep, const char *name)
 	/* the AV keys on the NUL-padded name (shm_av.c) */
 	strncpy(key, name, sizeof(key) - 1);
 	key[sizeof(key) - 1] = '\0';
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	if (pl_av_reverse_lookup(ep->base.av, key, &fa, NULL))
 		fa = FI_ADDR_NOTAVAIL;
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	return fa;
 }
 
@@ -65,34 +65,6 @@ static void shm_ep_ux_refresh(struct shm_ep *ep)
 		return;
 	ep->ux_av_gen = gen;
 	pl_match_unexp_resolve(&ep->match, shm_ep_ux_src, ep);
-}
-
-/* The part [off, off + len) of iov, as iovecs; returns the count. */
-static size_t shm_ep_iov_slice(const struct iovec *iov, size_t cnt,
-			       size_t off, size_t len, struct iovec *out)
-{
-	size_t i, k = 0;
-
-	if (cnt == 1 && !off) {
-		/* one buffer from its start: nearly every receive */
-		out[0].iov_base = iov[0].iov_base;
-		out[0].iov_len = len < iov[0].iov_len ? len : iov[0].iov_len;
-		return out[0].iov_len ? 1 : 0;
-	}
-	for (i = 0; i < cnt && off >= iov[i].iov_len; i++)
-		off -= iov[i].iov_len;
-	for (; i < cnt && len; i++, off = 0) {
-		size_t n = iov[i].iov_len - off;
-
-		if (n > len)
-			n = len;
-		out[k].iov_base = (char *)iov[i].iov_base + off;
-		out[k].iov_len = n;
-		if (n)
-			k++;
-		len -= n;
-	}
-	return k;
 }
 
 /* The tracker of multi-recv buffer mrx, if one exists. */
@@ -175,7 +147,7 @@ static size_t shm_ep_rxp_init(struct shm_ep *ep, enum pl_match_kind kind,
 	const struct pl_match_rx *mrx = res->rx;
 	size_t n;
 
-	n = shm_ep_iov_slice(mrx->iov, mrx->iov_count, res->offset, res->len,
+	n = pl_iov_slice(mrx->iov, mrx->iov_count, res->offset, res->len,
 			     slice);
 	/* field by field: a compound literal would zero src_name too (a
 	 * rep stos of 200 bytes per message); src_name is read only when
@@ -297,7 +269,7 @@ static void shm_ep_place_inline(struct shm_ep *ep, enum pl_match_kind kind,
 	if (res->rx->flags & FI_MULTI_RECV)
 		shm_ep_place_mrecv(ep, res->rx, res, &p, false);
 	/* slice holds min(size, room) bytes: what fits */
-	len = shm_buf_to_iov(slice, n, 0, in->data, res->len);
+	len = pl_iov_from_buf(slice, n, 0, in->data, res->len);
 	pl_match_done(&ep->match, res);
 	shm_ep_rx_settle(ep, &p, false, in->size > len ? -FI_ETRUNC : 0, len);
 }

@@ -74,14 +74,14 @@ int shm_ep_peer_lookup(struct shm_ep *ep, fi_addr_t dest,
 	if (!ep->base.av)
 		return -FI_ENOAV;
 	epoch = pl_av_epoch(ep->base.av);
-	pl_av_rcu_read_lock();
+	pl_rcu_read_lock();
 	ret = pl_av_lookup_peer(ep->base.av, dest, &peer);
 	if (!ret) {
 		fa = peer.fi_addr;
 		memcpy(name, peer.addr, sizeof(name));
 		name[sizeof(name) - 1] = '\0';
 	}
-	pl_av_rcu_read_unlock();
+	pl_rcu_read_unlock();
 	if (ret)
 		return ret;
 	if (SHM_EP_SLOT(fa) >= ep->npeers) {

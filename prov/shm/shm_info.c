@@ -84,7 +84,7 @@ static void shm_info_attrs(struct fi_info *info)
 	info->domain_attr->caps = SHM_DOMAIN_CAPS;
 	info->domain_attr->threading = FI_THREAD_SAFE;
 	/* reported as the reference does when the hints leave it open;
-	 * FI_PROGRESS_AUTO is accepted when asked for (S3) */
+	 * FI_PROGRESS_AUTO is accepted when asked for */
 	info->domain_attr->control_progress = FI_PROGRESS_MANUAL;
 	info->domain_attr->data_progress = FI_PROGRESS_MANUAL;
 	info->domain_attr->resource_mgmt = FI_RM_ENABLED;
@@ -99,7 +99,7 @@ static void shm_info_attrs(struct fi_info *info)
 	info->domain_attr->max_ep_tx_ctx = 1;
 	info->domain_attr->max_ep_rx_ctx = 1;
 	info->domain_attr->mr_iov_limit = 1;
-	info->domain_attr->mr_cnt = p->mr_table;
+	info->domain_attr->mr_cnt = SHM_MR_CNT;
 }
 
 int shm_info_get(uint32_t version, const char *node, const char *service,

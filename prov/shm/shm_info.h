@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the shm provider answers to fi_getinfo (its part: the engine then
- * applies the hint-matching rules of engine/pl_hints_match.h to it).
+ * applies the hint-matching rules of engine/info/pl_hints_match.h to it).
  * Capabilities are the provider's target set (DESIGN.md section 7);
  * sizes come from the FI_SHM_* parameters. Thread-safe.
  */

@@ -21,7 +21,6 @@
  *   hdr.peer_off    peer_count x struct shm_peer_ent
  *   hdr.sar_off     sar_chan_count x struct shm_sar_chan descriptors
  *   hdr.sarbuf_off  sar_chan_count x SHM_SAR_RING x sar_buf_size bytes
- *   hdr.mr_off      mr_count x struct shm_mr_ent  (reserved for S2)
  *   hdr.split_off   split_count x struct shm_split_job (split copies)
  *
  * Synchronization table (who may run what at the same time, per region):
@@ -53,10 +52,13 @@
 
 #define SHM_LAYOUT_MAGIC	0x4d48534c45504f52ull	/* "ROPELSHM" */
 /* Bump on ANY change of a struct below or of the meaning of a field. */
-#define SHM_LAYOUT_VERSION	5u	/* 2: RMA and atomic commands;
+#define SHM_LAYOUT_VERSION	6u	/* 2: RMA and atomic commands;
 					 * 3: SHM_CF_IN_HDR;
 					 * 4: split copies (SHM_OP_SPLIT);
-					 * 5: claim table (shm_cmdq.c) */
+					 * 5: claim table (shm_cmdq.c);
+					 * 6: no MR key table (the target
+					 * validates every access); the
+					 * atomic request defined here */
 
 #define SHM_CACHELINE		64
 /* Longest endpoint name (FI_ADDR_STR text, NUL included). */
@@ -96,16 +98,16 @@ struct shm_region_hdr {
 	uint32_t peer_count;		/* entries in the peer table */
 	uint32_t sar_chan_count;	/* SAR channels */
 	uint32_t sar_buf_size;		/* bytes per bounce buffer */
-	uint32_t mr_count;		/* entries in the MR key table */
-	uint32_t pad0;
-	uint64_t ctl_off, cmdq_off, peer_off, sar_off, sarbuf_off, mr_off;
 	uint32_t split_count;		/* split copy jobs */
-	uint32_t pad1;
+	uint64_t ctl_off, cmdq_off, peer_off, sar_off, sarbuf_off;
 	uint64_t split_off;
 	uint64_t claim_off;		/* cmdq_slots claim words */
-	uint8_t rsvd[256 - 152];
+	uint8_t rsvd[256 - 136];
 };
 static_assert(sizeof(struct shm_region_hdr) == 256, "shm header size");
+static_assert(offsetof(struct shm_region_hdr, ctl_off) == 80 &&
+	      offsetof(struct shm_region_hdr, claim_off) == 128,
+	      "shm header offsets");
 
 /* Region flags */
 #define SHM_RF_CMA	(1u << 0)	/* owner passed the CMA probe: peers
@@ -114,10 +116,10 @@ static_assert(sizeof(struct shm_region_hdr) == 256, "shm header size");
 /* Control words, one cache line each: producers poll `asleep` and bump
  * `tail`, the owner writes `head`; sharing a line would bounce it. */
 struct shm_ctl {
-	/* Wake-up protocol (shm_wake.c): the owner stores 1 before it
-	 * sleeps, then a seq_cst fence, then re-checks its queue; a
-	 * producer publishes a command, fences seq_cst, then exchanges 0 in
-	 * and signals the owner's socket if it read 1. */
+	/* Wake-up protocol (shm_wake.c, base's pl_evcount.h): the owner
+	 * stores 1 before it sleeps, then a seq_cst fence, then re-checks
+	 * its queue; a producer publishes a command, fences seq_cst, and
+	 * if it reads 1, CASes it to 0 and signals the owner's socket. */
 	pl_atomic_u32 asleep;
 	uint8_t pad0[SHM_CACHELINE - 4];
 	/* Next position to claim: a HINT every producer advances with a
@@ -241,11 +243,13 @@ static_assert(sizeof(struct shm_cmd_cma) == 8 + 16 * SHM_CMA_IOV_MAX,
 
 /*
  * Peer table entry in the RECEIVER's region: a sender claims a free entry
- * once (CAS on `state`, acquire), writes its name and pid, then stores
- * state = CLAIMED|gen (release: pairs with the owner's acquire load in
- * shm_xfer_peer_lookup). Commands name it by index and generation.
- * The claimer frees it at close (release store of FREE with gen + 1); the
- * owner may free entries whose pid died (CAS, so a live release wins).
+ * once (CAS from FREE to BUSY with gen + 1, acquire), writes its pid,
+ * start time and name, then stores LIVE|gen (release: pairs with the
+ * owner's acquire load in shm_xfer_rpeer). Commands name it by index and
+ * generation. The claimer frees it at close (release store of FREE, the
+ * next claim bumps gen); another sender may take over a LIVE entry whose
+ * claimer died (shm_xfer_peer_open's second pass, a CAS, so a live
+ * release wins).
  */
 #define SHM_PEER_FREE		0u
 #define SHM_PEER_BUSY		1u	/* claimed, name being written */
@@ -287,28 +291,6 @@ static_assert(sizeof(struct shm_sar_chan) == 2 * SHM_CACHELINE,
 	      "shm sar channel size");
 
 /*
- * MR key table (reserved for S2, remote-access checks). The owner
- * publishes each registered MR that allows remote access so that an
- * initiator that copies with process_vm_writev/readv can validate key,
- * range and access BEFORE touching the target, and a target that copies
- * itself validates the same entry. Seqlock per entry: the owner bumps
- * `seq` to odd (release), writes the fields, bumps it to even (release);
- * a reader loads seq (acquire), reads the fields, loads seq again and
- * retries on odd or change. Closing an MR writes access = 0 inside a
- * seqlock write, so its key stops working at once.
- */
-struct shm_mr_ent {
-	pl_atomic_u32 seq;	/* seqlock, owner-written */
-	uint32_t access;	/* FI_REMOTE_READ | FI_REMOTE_WRITE, 0 = free */
-	uint64_t key;		/* fi_mr_key */
-	uint64_t base;		/* first valid address (owner's VA) */
-	uint64_t len;		/* bytes */
-	uint64_t offset_base;	/* 0 with FI_MR_VIRT_ADDR, else base */
-	uint64_t rsvd[3];
-};
-static_assert(sizeof(struct shm_mr_ent) == SHM_CACHELINE, "shm mr entry");
-
-/*
  * Split copy job, in the RECEIVER's region (algorithm and proof:
  * shm_xfer_split.c). The receiver of a large CMA message copies chunks
  * from the front while the sender, told by SHM_OP_SPLIT, writes chunks
@@ -343,14 +325,44 @@ struct shm_split_job {
 static_assert(sizeof(struct shm_split_job) == 4 * SHM_CACHELINE,
 	      "shm split job size");
 
-/* Geometry an owner asks for; shm_layout_compute() fills the offsets. */
+/*
+ * Atomic request (SHM_OP_ATOMIC), the inline payload of the command at
+ * the target (shm_atomic.h applies it): this header, count operands, then
+ * (compare kind) count compare values, each element of datatype's size.
+ */
+/* Operand bytes one request carries (each of buf and compare): count
+ * limit = SHM_ATOMIC_MAX_BYTES / datatype size. Sized so that a compare
+ * request (header + 2 x 64) fits 192 inline bytes. */
+#define SHM_ATOMIC_MAX_BYTES	64
+
+enum shm_atomic_kind {
+	SHM_ATOMIC_WRITE = 0,	/* fi_atomic: no result */
+	SHM_ATOMIC_FETCH = 1,	/* fi_fetch_atomic */
+	SHM_ATOMIC_COMPARE = 2,	/* fi_compare_atomic */
+};
+
+struct shm_atomic_req {
+	uint8_t op;		/* enum fi_op */
+	uint8_t datatype;	/* enum fi_datatype */
+	uint8_t kind;		/* enum shm_atomic_kind */
+	uint8_t pad;
+	uint32_t count;		/* elements */
+	uint8_t data[];		/* operands, then compare values */
+};
+static_assert(sizeof(struct shm_atomic_req) == 8 &&
+	      offsetof(struct shm_atomic_req, count) == 4 &&
+	      offsetof(struct shm_atomic_req, data) == 8,
+	      "shm atomic request layout");
+static_assert(sizeof(struct shm_atomic_req) + 2 * SHM_ATOMIC_MAX_BYTES <=
+	      192, "a compare request fits 192 inline bytes");
+
+/* Geometry an owner asks for; shm_region_layout() fills the offsets. */
 struct shm_layout_req {
 	uint32_t cmdq_slots;	/* rounded up to a power of two */
 	uint32_t inline_max;	/* rounded up so slots are 64-byte multiples */
 	uint32_t peer_count;
 	uint32_t sar_chan_count;
 	uint32_t sar_buf_size;	/* rounded up to 64 */
-	uint32_t mr_count;
 	uint32_t split_count;
 };
 

@@ -35,9 +35,6 @@ static const struct pl_param_def shm_param_table[] = {
 	  "carries one message at a time" },
 	{ "max_peers", FI_PARAM_SIZE_T, SHM_STR(SHM_MAX_PEERS_DEFAULT),
 	  "Most distinct endpoints that may send to one endpoint" },
-	{ "mr_table", FI_PARAM_SIZE_T, SHM_STR(SHM_MR_TABLE_DEFAULT),
-	  "Remotely accessible memory registrations an endpoint publishes "
-	  "for RMA access checks" },
 	{ "cma_split_min", FI_PARAM_SIZE_T, SHM_STR(SHM_CMA_SPLIT_MIN_DEFAULT),
 	  "Smallest CMA message whose copy the receiver shares with the "
 	  "sender: the receiver reads chunks from the front while the "
@@ -82,8 +79,6 @@ static void shm_params_read(void)
 					     SHM_SAR_BUF_COUNT_DEFAULT, 4, 16384);
 	p->max_peers = pl_param_get_size(&shm_prov, "max_peers",
 					 SHM_MAX_PEERS_DEFAULT, 2, 65535);
-	p->mr_table = pl_param_get_size(&shm_prov, "mr_table",
-					SHM_MR_TABLE_DEFAULT, 0, 1u << 20);
 	p->cma_split_min = pl_param_get_size(&shm_prov, "cma_split_min",
 					     SHM_CMA_SPLIT_MIN_DEFAULT, 0,
 					     SIZE_MAX);

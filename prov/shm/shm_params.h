@@ -56,7 +56,10 @@ struct fi_provider *shm_prov_ini(void);
 #define SHM_SAR_BUF_SIZE_DEFAULT	32768
 #define SHM_SAR_BUF_COUNT_DEFAULT	32
 #define SHM_MAX_PEERS_DEFAULT		256
-#define SHM_MR_TABLE_DEFAULT		1024
+/* domain_attr->mr_cnt: the registrations a domain advertises. Its key
+ * map has no fixed size; 1024 is what FI_SHM_MR_TABLE's default gave
+ * before the layout dropped that table (version 6). */
+#define SHM_MR_CNT			1024
 
 /* The values in effect; read once per process (first call). */
 struct shm_params {
@@ -68,7 +71,6 @@ struct shm_params {
 	size_t	sar_buf_size;	/* FI_SHM_SAR_BUF_SIZE */
 	size_t	sar_buf_count;	/* FI_SHM_SAR_BUF_COUNT (per endpoint) */
 	size_t	max_peers;	/* FI_SHM_MAX_PEERS: peer table entries */
-	size_t	mr_table;	/* FI_SHM_MR_TABLE: published MR keys */
 	size_t	cma_split_min;	/* FI_SHM_CMA_SPLIT_MIN, 0: never split */
 };
 

@@ -2,10 +2,9 @@
 /*
  * Creating, mapping and removing shm regions (shm_region.h).
  *
- * Identity of an owner is (pid, start time): a pid alone can be reused by
- * an unrelated process after a crash, and then a stale region would look
- * alive forever. /proc/PID/stat field 22 is fixed for the life of a
- * process, so a different value means a different process.
+ * Identity of an owner is (pid, start time), base's pl_proc.h: a pid
+ * alone can be reused by an unrelated process after a crash, and then a
+ * stale region would look alive forever.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +20,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_proc.h"
 #include "shm_region.h"
 
 #define SHM_ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
@@ -36,7 +36,7 @@ size_t shm_region_layout(const struct shm_layout_req *req,
 	    req->peer_count > 65535 || req->sar_chan_count > 4096 ||
 	    (req->sar_chan_count && (req->sar_buf_size < 64 ||
 				     req->sar_buf_size > (16u << 20))) ||
-	    req->mr_count > (1u << 20) || req->split_count > 64)
+	    req->split_count > 64)
 		return 0;
 	while (slots < req->cmdq_slots)
 		slots <<= 1;
@@ -56,7 +56,6 @@ size_t shm_region_layout(const struct shm_layout_req *req,
 	hdr->sar_chan_count = req->sar_chan_count;
 	hdr->sar_buf_size = req->sar_chan_count ?
 		SHM_ALIGN_UP(req->sar_buf_size, SHM_CACHELINE) : 0;
-	hdr->mr_count = req->mr_count;
 	hdr->split_count = req->split_count;
 
 	off = SHM_ALIGN_UP(sizeof(*hdr), SHM_CACHELINE);
@@ -78,71 +77,11 @@ size_t shm_region_layout(const struct shm_layout_req *req,
 	hdr->sarbuf_off = off;
 	off += (uint64_t)req->sar_chan_count * SHM_SAR_RING *
 	       hdr->sar_buf_size;
-	hdr->mr_off = off;
-	off += (uint64_t)req->mr_count * sizeof(struct shm_mr_ent);
 	hdr->split_off = off;
 	off += (uint64_t)req->split_count * sizeof(struct shm_split_job);
 	off = SHM_ALIGN_UP(off, SHM_PAGE);
 	hdr->total_size = off;
 	return (size_t)off;
-}
-
-/* Start time of pid; *zombie_p (may be NULL) tells a process that exited
- * and waits for its parent (state Z or X): it will never act again. */
-static int shm_proc_stat(pid_t pid, uint64_t *start_p, bool *zombie_p)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long start;
-	ssize_t n;
-	int fd, field;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -FI_ENOENT;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -FI_ENOENT;
-	buf[n] = '\0';
-	/* the command name (field 2) may hold spaces and ')' */
-	p = strrchr(buf, ')');
-	if (!p)
-		return -FI_EINVAL;
-	/* p + 2 is field 3 (state); field 22 is 19 fields further */
-	p += 2;
-	if (zombie_p)
-		*zombie_p = *p == 'Z' || *p == 'X' || *p == 'x';
-	for (field = 3; field < 22 && p; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (!p || sscanf(p, "%llu", &start) != 1)
-		return -FI_EINVAL;
-	*start_p = start;
-	return 0;
-}
-
-int shm_proc_start_time(pid_t pid, uint64_t *start_p)
-{
-	return shm_proc_stat(pid, start_p, NULL);
-}
-
-bool shm_proc_alive(pid_t pid, uint64_t start)
-{
-	bool zombie = false;
-	uint64_t now;
-
-	if (pid <= 0)
-		return false;
-	if (kill(pid, 0) && errno == ESRCH)
-		return false;
-	/* a zombie (killed, not yet reaped by its parent) still answers
-	 * kill(); it is dead for us */
-	if (shm_proc_stat(pid, &now, &zombie))
-		return false;
-	return !zombie && (!start || now == start);
 }
 
 /* The queue geometry of a header we did not write: what every producer
@@ -180,7 +119,6 @@ static void shm_region_set_ptrs(struct shm_region *r)
 	r->peers = (struct shm_peer_ent *)(b + r->hdr->peer_off);
 	r->sar = (struct shm_sar_chan *)(b + r->hdr->sar_off);
 	r->sarbuf = b + r->hdr->sarbuf_off;
-	r->mr = (struct shm_mr_ent *)(b + r->hdr->mr_off);
 	r->split = (struct shm_split_job *)(b + r->hdr->split_off);
 }
 
@@ -209,7 +147,7 @@ static bool shm_region_fd_stale(int fd)
 		return st.st_size == 0 && st.st_mtime + 10 < time(NULL);
 	if (hdr.magic != SHM_LAYOUT_MAGIC)
 		return false;	/* not ours: never remove */
-	return !shm_proc_alive(hdr.owner_pid, hdr.owner_start);
+	return !pl_proc_alive(hdr.owner_pid, hdr.owner_start);
 }
 
 static int shm_region_remove_if_stale(const char *name)
@@ -242,7 +180,7 @@ int shm_region_create(const char *name, const struct shm_layout_req *req,
 	size = shm_region_layout(req, &hdr);
 	if (!size)
 		return -FI_EINVAL;
-	ret = shm_proc_start_time(getpid(), &start);
+	ret = pl_proc_start_time(getpid(), &start);
 	if (ret)
 		return ret;
 
@@ -366,7 +304,7 @@ int shm_region_map(const char *name, struct shm_region **region_p)
 	}
 	shm_region_set_ptrs(r);
 	shm_region_set_slot_index(r);
-	if (!shm_proc_alive(r->hdr->owner_pid, r->hdr->owner_start)) {
+	if (!pl_proc_alive(r->hdr->owner_pid, r->hdr->owner_start)) {
 		/* its owner died without closing: remove the name now
 		 * rather than at some later process's first endpoint */
 		(void)shm_region_remove_if_stale(name);
@@ -402,7 +340,7 @@ void shm_region_close(struct shm_region *r)
 
 bool shm_region_owner_alive(const struct shm_region *r)
 {
-	return shm_proc_alive(r->hdr->owner_pid, r->hdr->owner_start);
+	return pl_proc_alive(r->hdr->owner_pid, r->hdr->owner_start);
 }
 
 int shm_region_unlink_dead(const struct shm_region *r)

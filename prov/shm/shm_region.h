@@ -40,7 +40,6 @@ struct shm_region {
 	struct shm_peer_ent	*peers;
 	struct shm_sar_chan	*sar;
 	uint8_t			*sarbuf;
-	struct shm_mr_ent	*mr;
 	struct shm_split_job	*split;
 	bool			owner;		/* we created it (and unlink it) */
 	/* consumer state, owner only (shm_cmdq.c) */
@@ -105,13 +104,6 @@ int shm_region_unlink_dead(const struct shm_region *region);
  * Returns 0 or -errno of opendir.
  */
 int shm_region_cleanup_dead(unsigned *removed_p);
-
-/* Start time of pid (clock ticks since boot), 0 and -FI_ESRCH-like
- * -FI_ENOENT when it does not exist. */
-int shm_proc_start_time(pid_t pid, uint64_t *start_p);
-
-/* pid exists, is not a zombie, and has start time `start` (0: any). */
-bool shm_proc_alive(pid_t pid, uint64_t start);
 
 /* Address of slot i (i < hdr->cmdq_slots). */
 static inline struct shm_cmd *shm_region_slot(const struct shm_region *r,

@@ -11,6 +11,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_evcount.h"
 #include "shm_cmdq.h"
 #include "shm_wake.h"
 
@@ -152,11 +153,9 @@ bool shm_wake_timer_due_slow(struct shm_wake *w)
 
 int shm_wake_arm(struct shm_wake *w, struct shm_region *own)
 {
-	/* relaxed: ordered by W1 */
-	pl_store_relaxed(&own->ctl->asleep, 1u);
 	w->armed = true;
-	/* W1: pairs with W2 in shm_wake_signal (header comment) */
-	pl_fence_seq_cst();
+	/* W1: pairs with W2 in shm_wake_signal (pl_evcount.h's P1, P2) */
+	pl_evcount_prepare(&own->ctl->asleep, 1u);
 	if (shm_cmdq_pending(own)) {
 		shm_wake_awake(w, own);
 		return -FI_EAGAIN;
@@ -171,9 +170,9 @@ void shm_wake_awake(struct shm_wake *w, struct shm_region *own)
 	if (!w->armed)
 		return;
 	w->armed = false;
-	/* relaxed: a sender that still reads 1 only sends one datagram too
-	 * many, which the drain below or the next one absorbs */
-	pl_store_relaxed(&own->ctl->asleep, 0u);
+	/* a sender that still reads 1 only sends one datagram too many,
+	 * which the drain below or the next one absorbs */
+	pl_evcount_cancel(&own->ctl->asleep);
 	while (recv(w->fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
 		w->signals_rx++;
 }
@@ -184,13 +183,9 @@ int shm_wake_signal(int tx_fd, struct shm_region *peer,
 	static const char one = 1;
 
 	/* W2: pairs with W1 in shm_wake_arm; orders our READY store
-	 * before the load of asleep */
-	pl_fence_seq_cst();
-	/* relaxed: the fence orders it; most of the time it reads 0 */
-	if (!pl_load_relaxed(&peer->ctl->asleep))
-		return 0;
-	/* acq_rel: only one of several senders sends the datagram */
-	if (!pl_exchange_acq_rel(&peer->ctl->asleep, 0u))
+	 * before the load of asleep; only one of several senders sends
+	 * the datagram (pl_evcount.h's N1, N2) */
+	if (!pl_evcount_notify(&peer->ctl->asleep, 1u, 0u))
 		return 0;
 	if (sendto(tx_fd, &one, 1, MSG_DONTWAIT, (const struct sockaddr *)&addr->sun,
 		   addr->len) < 0) {

@@ -40,7 +40,7 @@
  * the owner checks its peers. Owner-only state; the fast path reads one
  * bool (timer_set) per poll and calls the clock only while it is set.
  *
- * Progress source fit (progress/pl_progress.h): fd = shm_wake_fd(), arm =
+ * Progress source fit (progress/include/pl_progress.h): fd = shm_wake_fd(), arm =
  * a provider function that calls shm_wake_arm() after checking its own
  * local work, and the source's poll() starts with shm_wake_awake().
  * All receiver-side calls are owner-only (under the progress token);

@@ -57,6 +57,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "pl_iov.h"
 #include "shm_layout.h"
 
 struct shm_xfer_ep;
@@ -144,27 +145,6 @@ struct shm_xfer_inline {
 	const void		*data;
 };
 
-/* shm_buf_to_iov for any iovec and offset (shm_xfer_sar.c). */
-uint64_t shm_buf_to_iov_walk(const struct iovec *iov, size_t cnt,
-			     uint64_t at, const void *buf, uint64_t len);
-
-/* Copy len bytes of buf into iov[cnt] from byte `at` of it, as far as
- * they fit; returns the bytes copied. Inline for one buffer from its
- * start, nearly every receive: the walk's frame costs more than the
- * copy of a small message. */
-static inline uint64_t shm_buf_to_iov(const struct iovec *iov, size_t cnt,
-				      uint64_t at, const void *buf,
-				      uint64_t len)
-{
-	uint64_t n;
-
-	if (cnt != 1 || at)
-		return shm_buf_to_iov_walk(iov, cnt, at, buf, len);
-	n = len < iov[0].iov_len ? len : iov[0].iov_len;
-	if (n)
-		memcpy(iov[0].iov_base, buf, n);
-	return n;
-}
 
 struct shm_xfer_ops {
 	/* A new message (ownership passes to the provider). */
@@ -190,7 +170,7 @@ struct shm_xfer_ops {
 	 * command, if a posted receive takes it (return 1: done, its
 	 * completion written), or return 0 and the message comes again
 	 * through rx_msg, flagged SHM_XF_UNMATCHED. This saves the record
-	 * and a copy on the path of every small message (S3). */
+	 * and a copy on the path of every small message. */
 	int (*rx_inline)(struct shm_xfer_ep *ep,
 			 const struct shm_xfer_inline *in);
 };
@@ -225,7 +205,7 @@ void shm_xfer_ep_stats(const struct shm_xfer_ep *ep,
 		       struct shm_xfer_stats *stats_p);
 
 /*
- * The progress source members (progress/pl_progress.h): poll does up to
+ * The progress source members (progress/include/pl_progress.h): poll does up to
  * budget units (commands handled, chunks moved, completions), arm returns
  * 0 when it is safe to sleep on shm_xfer_ep_fd() and -FI_EAGAIN
  * otherwise.

@@ -12,6 +12,7 @@
 #include <rdma/fi_errno.h>
 
 #include "pl_compiler.h"
+#include "pl_proc.h"
 #include "shm_addr.h"
 #include "shm_cma.h"
 #include "shm_params.h"
@@ -64,7 +65,6 @@ int shm_xfer_ep_open(const char *name, const struct shm_xfer_ops *ops,
 		.peer_count = (uint32_t)p->max_peers,
 		.sar_chan_count = (uint32_t)(p->sar_buf_count / SHM_SAR_RING),
 		.sar_buf_size = (uint32_t)p->sar_buf_size,
-		.mr_count = (uint32_t)p->mr_table,
 		.split_count = SHM_SPLIT_JOBS,
 	};
 	/* the wake socket first: its bind is the cheap uniqueness test */
@@ -383,7 +383,7 @@ bool shm_xfer_rx_sender_alive(const struct shm_xfer_rx *rx)
 		return true;
 	if (rp->region)
 		return shm_region_owner_alive(rp->region);
-	return shm_proc_alive(rp->pid, 0);
+	return pl_proc_alive(rp->pid, 0);
 }
 
 /*
@@ -536,7 +536,7 @@ static int shm_xfer_peer_claim(struct shm_xfer_ep *ep, struct shm_xfer_peer *p)
 	uint32_t i, st, gen;
 	int pass;
 
-	(void)shm_proc_start_time((pid_t)ep->pid, &start);
+	(void)pl_proc_start_time((pid_t)ep->pid, &start);
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < r->hdr->peer_count; i++) {
 			struct shm_peer_ent *e = &r->peers[i];
@@ -549,7 +549,7 @@ static int shm_xfer_peer_claim(struct shm_xfer_ep *ep, struct shm_xfer_peer *p)
 				/* second pass: take back the entries of
 				 * senders that died without freeing them */
 				if (!pass || (st & 3) != SHM_PEER_LIVE ||
-				    shm_proc_alive(e->pid, e->start))
+				    pl_proc_alive(e->pid, e->start))
 					continue;
 			}
 			gen = (st >> 2) + 1;

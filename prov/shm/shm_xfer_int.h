@@ -266,14 +266,6 @@ static inline void shm_xfer_rx_done_cb(struct shm_xfer_ep *ep,
 	}
 }
 
-/* copy helpers (shm_xfer_sar.c) */
-/* The iovecs covering bytes [off, off + len) of iov[cnt] into out (at
- * most cnt of them); returns their count, 0 when the range is outside. */
-size_t shm_iov_slice(const struct iovec *iov, size_t cnt, uint64_t off,
-		     uint64_t len, struct iovec *out);
-uint64_t shm_iov_total(const struct iovec *iov, size_t cnt);
-uint64_t shm_iov_to_buf(const struct iovec *iov, size_t cnt, size_t *cur,
-			size_t *off, void *buf, uint64_t len);
-/* shm_buf_to_iov: shm_xfer.h (the provider copies with it too) */
+/* copy helpers: base's pl_iov.h */
 
 #endif /* PROPEL_SHM_XFER_INT_H */

@@ -347,23 +347,6 @@ int shm_xfer_ack_flush(struct shm_xfer_ep *ep)
 	return n;
 }
 
-/* Trim iov to its first n bytes into out; returns the count. */
-static size_t shm_iov_trim(const struct iovec *iov, size_t cnt, uint64_t n,
-			   struct iovec *out)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < cnt && n; i++) {
-		out[k] = iov[i];
-		if (out[k].iov_len > n)
-			out[k].iov_len = (size_t)n;
-		n -= out[k].iov_len;
-		if (out[k].iov_len)
-			k++;
-	}
-	return k;
-}
-
 void shm_xfer_cma_refused(struct shm_xfer_rx *rx)
 {
 	struct shm_xfer_ep *ep = rx->ep;
@@ -391,8 +374,8 @@ static int shm_xfer_deliver_cma(struct shm_xfer_rx *rx,
 		rfull[i].iov_base = (void *)(uintptr_t)rx->u.cma.iov[i].base;
 		rfull[i].iov_len = (size_t)rx->u.cma.iov[i].len;
 	}
-	lc = shm_iov_trim(iov, cnt, n, local);
-	rc = shm_iov_trim(rfull, rx->u.cma.iov_cnt, n, remote);
+	lc = pl_iov_slice(iov, cnt, 0, n, local);
+	rc = pl_iov_slice(rfull, rx->u.cma.iov_cnt, 0, n, remote);
 	/* large enough to share with the sender (shm_xfer_split.c) */
 	if (shm_xfer_split_start(rx, local, lc, n, cap))
 		return 1;
@@ -429,11 +412,11 @@ int shm_xfer_rx_deliver(struct shm_xfer_rx *rx, const struct iovec *iov,
 		shm_xfer_rx_discard(rx);
 		return -FI_EINVAL;
 	}
-	cap = shm_iov_total(iov, iov_count);
+	cap = pl_iov_total(iov, iov_count);
 	switch (rx->proto) {
 	case SHM_PROTO_INLINE:
 		n = rx->size < cap ? rx->size : cap;
-		len = shm_buf_to_iov(iov, iov_count, 0, rx->data, n);
+		len = pl_iov_from_buf(iov, iov_count, 0, rx->data, n);
 		if (rx->cmd_flags & SHM_CF_ACK)
 			shm_xfer_ack(ep, rx->rpeer, rx->xfer_id, 0, 0, 0);
 		ret = rx->size > cap ? -FI_ETRUNC : 0;
@@ -461,7 +444,7 @@ int shm_xfer_rx_deliver(struct shm_xfer_rx *rx, const struct iovec *iov,
 		rx->next = ep->sar_rx;
 		ep->sar_rx = rx;
 		/* the chunks already waiting signal nobody again: a progress
-		 * source asleep since they came must drain them (S3) */
+		 * source asleep since they came must drain them */
 		shm_xfer_self_poke(ep);
 		return 1;
 	default:

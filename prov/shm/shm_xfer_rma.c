@@ -84,7 +84,7 @@ int shm_xfer_read(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 		return -FI_EINVAL;
 	if (sizeof(*cma) > peer->region->hdr->inline_max)
 		return -FI_EMSGSIZE;
-	size = shm_iov_total(msg->iov, msg->iov_count);
+	size = pl_iov_total(msg->iov, msg->iov_count);
 	tx = shm_xfer_tx_get(ep);
 	if (!tx)
 		return -FI_EAGAIN;
@@ -133,7 +133,7 @@ int shm_xfer_atomic(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 		return ret;
 	}
 	shm_xfer_rma_tx_fill(tx, peer, msg,
-			     shm_iov_total(msg->iov, msg->iov_count));
+			     pl_iov_total(msg->iov, msg->iov_count));
 	shm_xfer_rma_cmd_fill(cmd, SHM_OP_ATOMIC, peer, msg, req_len,
 			      shm_xfer_tx_id(ep, tx));
 	memcpy(shm_cmd_payload(cmd), req, req_len);
@@ -157,7 +157,7 @@ void shm_xfer_handle_data(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	    cmd->size > ep->region->hdr->inline_max ||
 	    cmd->cq_data > tx->size || cmd->size > tx->size - cmd->cq_data)
 		return;
-	shm_buf_to_iov(tx->iov, tx->iov_count, cmd->cq_data,
+	pl_iov_from_buf(tx->iov, tx->iov_count, cmd->cq_data,
 		       shm_cmd_payload(cmd), cmd->size);
 }
 

@@ -27,71 +27,6 @@
 
 #include "shm_xfer_int.h"
 
-uint64_t shm_iov_total(const struct iovec *iov, size_t cnt)
-{
-	uint64_t n = 0;
-
-	for (size_t i = 0; i < cnt; i++)
-		n += iov[i].iov_len;
-	return n;
-}
-
-uint64_t shm_iov_to_buf(const struct iovec *iov, size_t cnt, size_t *cur,
-			size_t *off, void *buf, uint64_t len)
-{
-	uint64_t done = 0;
-
-	while (done < len && *cur < cnt) {
-		size_t avail = iov[*cur].iov_len - *off;
-		size_t k = avail < len - done ? avail : (size_t)(len - done);
-
-		memcpy((char *)buf + done, (char *)iov[*cur].iov_base + *off, k);
-		done += k;
-		*off += k;
-		if (*off == iov[*cur].iov_len) {
-			(*cur)++;
-			*off = 0;
-		}
-	}
-	return done;
-}
-
-uint64_t shm_buf_to_iov_walk(const struct iovec *iov, size_t cnt,
-			     uint64_t at, const void *buf, uint64_t len)
-{
-	uint64_t done = 0;
-	size_t i;
-
-	for (i = 0; i < cnt && at >= iov[i].iov_len; i++)
-		at -= iov[i].iov_len;
-	for (; i < cnt && done < len; i++, at = 0) {
-		size_t avail = iov[i].iov_len - at;
-		size_t k = avail < len - done ? avail : (size_t)(len - done);
-
-		memcpy((char *)iov[i].iov_base + at, (const char *)buf + done, k);
-		done += k;
-	}
-	return done;
-}
-
-size_t shm_iov_slice(const struct iovec *iov, size_t cnt, uint64_t off,
-		     uint64_t len, struct iovec *out)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < cnt && off >= iov[i].iov_len; i++)
-		off -= iov[i].iov_len;
-	for (; i < cnt && len; i++, off = 0) {
-		size_t avail = iov[i].iov_len - (size_t)off;
-
-		out[k].iov_base = (char *)iov[i].iov_base + off;
-		out[k].iov_len = avail < len ? avail : (size_t)len;
-		len -= out[k].iov_len;
-		k++;
-	}
-	return k;
-}
-
 static unsigned shm_xfer_sar_fill(struct shm_xfer_ep *ep, struct shm_tx *tx)
 {
 	struct shm_region *r = ep->region;
@@ -108,7 +43,7 @@ static unsigned shm_xfer_sar_fill(struct shm_xfer_ep *ep, struct shm_tx *tx)
 		len = tx->size - tx->next_chunk * bs;
 		if (len > bs)
 			len = bs;
-		shm_iov_to_buf(tx->iov, tx->iov_count, &tx->cur_iov,
+		pl_iov_to_buf(tx->iov, tx->iov_count, &tx->cur_iov,
 			       &tx->cur_off, shm_region_sarbuf(r, tx->chan, b),
 			       len);
 		/* S1, release: pairs with R1 */
@@ -264,7 +199,7 @@ static unsigned shm_xfer_sar_drain(struct shm_xfer_rx *rx)
 		off = rx->next_chunk * bs;
 		len = rx->size - off < bs ? rx->size - off : bs;
 		if (off < rx->cap)
-			rx->copied += shm_buf_to_iov(rx->iov, rx->iov_count, off,
+			rx->copied += pl_iov_from_buf(rx->iov, rx->iov_count, off,
 				shm_region_sarbuf(sr, rx->u.sar.chan, b),
 				len < rx->cap - off ? len : rx->cap - off);
 		/* R2, release: pairs with S2 */

@@ -98,7 +98,7 @@ static void shm_xfer_gather(const struct shm_xfer_msg *msg, void *dst,
 		if (size)	/* a zero-length send may name no buffer */
 			memcpy(dst, msg->iov[0].iov_base, size);
 	} else {
-		shm_iov_to_buf(msg->iov, msg->iov_count, &cur, &off, dst,
+		pl_iov_to_buf(msg->iov, msg->iov_count, &cur, &off, dst,
 			       size);
 	}
 }
@@ -218,8 +218,8 @@ int shm_xfer_send(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	if (msg->iov_count > SHM_XFER_IOV_MAX || (msg->iov_count && !msg->iov))
 		return -FI_EINVAL;
 	if (peer->dead)
-		return -FI_ECONNREFUSED;	/* its owner died (S3) */
-	size = shm_iov_total(msg->iov, msg->iov_count);
+		return -FI_ECONNREFUSED;	/* its owner died */
+	size = pl_iov_total(msg->iov, msg->iov_count);
 	proto = shm_xfer_proto(ep, peer, size);
 	/* CMA reads the user buffer later: not for inject, and only with
 	 * the iovec count a command holds */

@@ -145,8 +145,8 @@ static int shm_split_read(struct shm_xfer_rx *rx, uint64_t len,
 		src[i].iov_base = (void *)(uintptr_t)rx->u.cma.iov[i].base;
 		src[i].iov_len = (size_t)rx->u.cma.iov[i].len;
 	}
-	lc = shm_iov_slice(rx->iov, rx->iov_count, off, end - off, l);
-	rc = shm_iov_slice(src, rx->u.cma.iov_cnt, off, end - off, r);
+	lc = pl_iov_slice(rx->iov, rx->iov_count, off, end - off, l);
+	rc = pl_iov_slice(src, rx->u.cma.iov_cnt, off, end - off, r);
 	got = shm_cma_read(rx->u.cma.pid, l, lc, r, rc);
 	return got < 0 ? (int)got : 0;
 }
@@ -364,8 +364,8 @@ void shm_xfer_split_help(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
 		took = true;
 		off = (shm_split_hi(w) - 1) * chunk;
 		clen = len - off < chunk ? len - off : chunk;
-		lc = shm_iov_slice(tx->iov, tx->iov_count, off, clen, l);
-		rc = shm_iov_slice(dst, (size_t)cnt, off, clen, r);
+		lc = pl_iov_slice(tx->iov, tx->iov_count, off, clen, l);
+		rc = pl_iov_slice(dst, (size_t)cnt, off, clen, r);
 		got = shm_cma_write(reg->hdr->owner_pid, l, lc, r, rc);
 		if (got < 0)
 			/* H2, release: before H3, read after O1 */

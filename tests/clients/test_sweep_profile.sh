@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
-# The shm threshold sweeper ([P1]) measures on this machine and writes a
+# The shm threshold sweeper measures on this machine and writes a
 # tuning profile; Debian's fi_info -e, run on propel with
 # FI_TUNING_PROFILE pointing at it, shows the swept FI_SHM_* values, so
 # the shm provider reads them back. Which values come out is the

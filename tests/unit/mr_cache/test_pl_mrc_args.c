@@ -18,7 +18,7 @@
 #include <sys/syscall.h>
 #include <cmocka.h>
 
-#include "../base/pl_test_child.h"
+#include "pl_test_child.h"
 #include "pl_mrc_test.h"
 
 static void test_bad_arguments(void **state)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Issue [E1], "Done when": an auto-progress *domain* (pl_domain_init with
+ * DESIGN.md section 3: an auto-progress *domain* (pl_domain_init with
  * FI_PROGRESS_AUTO) with a test source completes work while the
  * application never calls into the library, and its progress thread is
  * asleep when idle: its CPU time, read from /proc, grows by less than 1%

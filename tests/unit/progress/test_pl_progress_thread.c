@@ -150,7 +150,7 @@ static void test_idle_thread_sleeps(void **state)
 		      (unsigned long long)(cpu1 - cpu0),
 		      (unsigned long long)(t1 - t0));
 	/* The functional property of DESIGN.md section 3 (an idle
-	 * auto-progress domain costs no CPU), allowed by issue [E1]. */
+	 * auto-progress domain costs no CPU), allowed by DESIGN.md section 3. */
 	assert_true((cpu1 - cpu0) * 100 < t1 - t0);
 	pl_progress_ctx_stats(ctx, &st);
 	assert_true(st.sleeps > 0);

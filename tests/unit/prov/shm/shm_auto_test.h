@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Helpers of the S3 tests (test_shm_auto.c, test_shm_peer_death.c): the
+ * Helpers of the auto-progress and peer-death tests (test_shm_auto.c, test_shm_peer_death.c): the
  * stack of shm_ep_test.h opened with a chosen data_progress, and sleeps.
  */
 #ifndef PROPEL_TESTS_SHM_AUTO_TEST_H

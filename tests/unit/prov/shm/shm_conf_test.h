@@ -186,7 +186,7 @@ static inline void conf_none(struct fid_cq *cq)
 }
 
 /* Send-side retry on -FI_EAGAIN: a zero-count read of cq drives
- * progress without taking any entry (engine/pl_cq_read.c). */
+ * progress without taking any entry (engine/cq/pl_cq_read.c). */
 #define CONF_RETRY(cq, call)                                                 \
 	({                                                                   \
 		ssize_t r_;                                                  \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The S3 additions to the wake-up descriptor (prov/shm/shm_wake.c): the
+ * The auto-progress additions to the wake-up descriptor (prov/shm/shm_wake.c): the
  * descriptor an owner sleeps on covers both the datagram socket and the
  * liveness timer; shm_wake_timer_due() consumes an expired timer so the
  * descriptor is quiet again (a readable descriptor nobody consumes would

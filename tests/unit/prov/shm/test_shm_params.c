@@ -100,7 +100,7 @@ static void test_table_listed(void **state)
 	shm_params_define();
 	shm_params_define();	/* idempotent */
 	assert_int_equal(pl_param_foreach(count_shm, &n), 0);
-	assert_int_equal(n, 10);
+	assert_int_equal(n, 9);
 }
 
 int main(void)

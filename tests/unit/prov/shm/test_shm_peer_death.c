@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Peer failure on shm (S3): a peer process is SIGKILLed in the middle of
+ * Peer failure on shm: a peer process is SIGKILLed in the middle of
  * transfers; the survivor's pending operations complete in error within a
  * bounded time, new sends to the dead peer fail cleanly, and /dev/shm holds
  * nothing of the dead peer afterwards. Through the public API only.

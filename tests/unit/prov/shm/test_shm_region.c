@@ -15,13 +15,14 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_proc.h"
 #include "shm_addr.h"
 #include "shm_region.h"
 #include "shm_test.h"
 
 static const struct shm_layout_req req = {
 	.cmdq_slots = 64, .inline_max = 192, .peer_count = 8,
-	.sar_chan_count = 2, .sar_buf_size = 4096, .mr_count = 16,
+	.sar_chan_count = 2, .sar_buf_size = 4096, .split_count = 4,
 };
 
 static void region_name(pid_t pid, unsigned idx, char *buf, size_t len)
@@ -56,7 +57,7 @@ static void test_layout_geometry(void **state)
 	assert_int_equal(hdr.cmdq_off % 4096, 0);
 	assert_int_equal(hdr.sarbuf_off % 4096, 0);
 	assert_int_equal(size % 4096, 0);
-	assert_true(hdr.mr_off + 16 * sizeof(struct shm_mr_ent) <= size);
+	assert_true(hdr.split_off + 4 * sizeof(struct shm_split_job) <= size);
 	r.cmdq_slots = 0;
 	assert_int_equal(shm_region_layout(&r, &hdr), 0);
 }
@@ -75,7 +76,7 @@ static void child_map(void *p)
 	SHM_CHECK(r->hdr->cmdq_slots == 64);
 	SHM_CHECK(!r->owner);
 	/* a byte written here is seen by the owner */
-	r->mr[0].key = 0xabcdef;
+	r->sarbuf[0] = 0xab;
 	shm_region_unmap(r);
 }
 
@@ -95,7 +96,7 @@ static void test_create_map_close(void **state)
 	assert_int_equal(shm_region_create(a.name, &req, 0, &r2),
 			 -FI_EADDRINUSE);
 	assert_int_equal(shm_test_wait(shm_test_spawn(child_map, &a)), 0);
-	assert_int_equal(r->mr[0].key, 0xabcdef);
+	assert_int_equal(r->sarbuf[0], 0xab);
 	shm_region_close(r);
 	assert_false(shm_exists(a.name));
 	assert_int_equal(shm_region_map(a.name, &r2), -FI_ENOENT);
@@ -221,12 +222,12 @@ static void test_proc_identity(void **state)
 {
 	uint64_t s1 = 0, s2 = 0;
 
-	assert_int_equal(shm_proc_start_time(getpid(), &s1), 0);
-	assert_int_equal(shm_proc_start_time(getpid(), &s2), 0);
+	assert_int_equal(pl_proc_start_time(getpid(), &s1), 0);
+	assert_int_equal(pl_proc_start_time(getpid(), &s2), 0);
 	assert_true(s1 > 0 && s1 == s2);
-	assert_true(shm_proc_alive(getpid(), s1));
-	assert_false(shm_proc_alive(getpid(), s1 + 1));
-	assert_false(shm_proc_alive(0, 0));
+	assert_true(pl_proc_alive(getpid(), s1));
+	assert_false(pl_proc_alive(getpid(), s1 + 1));
+	assert_false(pl_proc_alive(0, 0));
 }
 
 int main(void)
