@@ -543,9 +543,6 @@ static void tcp_rx_finish(struct tcp_ep *ep)
 				   rs->hdr.data, rs->hdr.tag_addr, rs->status,
 				   rs->status ? (size_t)rs->hdr.size -
 						rs->placed : 0);
-		if (rs->hdr.flags & TCP_F_ACK_REQ)
-			(void)tcp_ep_reply(ep, TCP_OP_ACK, rs->hdr.id, 0, NULL,
-					   0);
 		if (!release) {
 			if (rx->srx)
 				tcp_srx_requeue(rx->srx, rx);
@@ -554,6 +551,13 @@ static void tcp_rx_finish(struct tcp_ep *ep)
 		} else {
 			tcp_ep_rx_put(ep, rx);
 		}
+		/* the receive is settled before the reply: a reply whose
+		 * send fails ends the connection (tcp_ep_fail), which must
+		 * not find it again */
+		rs->rx = NULL;
+		if (rs->hdr.flags & TCP_F_ACK_REQ)
+			(void)tcp_ep_reply(ep, TCP_OP_ACK, rs->hdr.id, 0, NULL,
+					   0);
 		break;
 	case TCP_RX_T_WRITE:
 		cntr = pl_ep_cntr(&ep->base, PL_EP_CNTR_REMOTE_WRITE);
