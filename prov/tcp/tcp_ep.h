@@ -257,6 +257,8 @@ void tcp_ep_rx_resume(struct tcp_ep *ep);
 /* A tagged receive is being posted: the first unexpected message it
  * matches lands in it and completes it (true), or nothing matched. */
 bool tcp_ep_rx_match_unexp(struct tcp_ep *ep, struct tcp_rx *rx);
+/* Free every held message (close, or the connection is gone). */
+void tcp_ep_unexp_free(struct tcp_ep *ep);
 /* Complete every posted receive with err (connection gone). */
 void tcp_ep_rx_fail_all(struct tcp_ep *ep, int err);
 struct tcp_rx *tcp_ep_rx_get(struct tcp_ep *ep);

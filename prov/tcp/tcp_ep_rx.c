@@ -60,11 +60,9 @@ int tcp_ep_rx_init(struct tcp_ep *ep)
 	return 0;
 }
 
-static void tcp_rx_free_unexp(struct tcp_ep *ep);
-
 void tcp_ep_rx_fini(struct tcp_ep *ep)
 {
-	tcp_rx_free_unexp(ep);
+	tcp_ep_unexp_free(ep);
 	free(ep->rx_pool);
 	free(ep->stage);
 	ep->rx_pool = NULL;
@@ -692,58 +690,6 @@ out:
 		tcp_ep_update_events(ep);
 }
 
-bool tcp_ep_rx_match_unexp(struct tcp_ep *ep, struct tcp_rx *rx)
-{
-	struct tcp_unexp *u, *prev = NULL;
-	size_t len, off, i, c;
-	uint64_t flags;
-
-	for (u = ep->unexp_head; u; prev = u, u = u->next)
-		if (!((rx->tag ^ u->hdr.tag_addr) & ~rx->ignore))
-			break;
-	if (!u)
-		return false;
-	if (prev)
-		prev->next = u->next;
-	else
-		ep->unexp_head = u->next;
-	if (ep->unexp_tail == u)
-		ep->unexp_tail = prev;
-	ep->unexp_bytes -= (size_t)u->hdr.size;
-	len = u->hdr.size < rx->total ? (size_t)u->hdr.size : rx->total;
-	for (i = 0, off = 0; i < rx->iov_cnt && off < len; i++) {
-		c = rx->iov[i].iov_len < len - off ? rx->iov[i].iov_len :
-						     len - off;
-		memcpy(rx->iov[i].iov_base, u->data + off, c);
-		off += c;
-	}
-	flags = FI_TAGGED | FI_RECV |
-		((u->hdr.flags & TCP_F_CQ_DATA) ? FI_REMOTE_CQ_DATA : 0);
-	tcp_ep_rx_complete(ep, rx, flags, len,
-			   rx->iov_cnt ? rx->iov[0].iov_base : NULL,
-			   u->hdr.data, u->hdr.tag_addr,
-			   u->hdr.size > rx->total ? FI_ETRUNC : 0,
-			   (size_t)u->hdr.size - len);
-	if (u->hdr.flags & TCP_F_ACK_REQ)
-		(void)tcp_ep_reply(ep, TCP_OP_ACK, u->hdr.id, 0, NULL, 0);
-	free(u);
-	return true;
-}
-
-static void tcp_rx_free_unexp(struct tcp_ep *ep)
-{
-	struct tcp_unexp *u;
-
-	while ((u = ep->unexp_head)) {
-		ep->unexp_head = u->next;
-		free(u);
-	}
-	ep->unexp_tail = NULL;
-	ep->unexp_bytes = 0;
-	free(ep->rs.unexp);	/* one being read */
-	ep->rs.unexp = NULL;
-}
-
 static void tcp_rx_fail_queue(struct tcp_ep *ep, struct tcp_rxq *q,
 			      uint64_t flags, int err)
 {
@@ -774,7 +720,7 @@ void tcp_ep_rx_fail_all(struct tcp_ep *ep, int err)
 	rs->hdr_got = 0;
 	ep->stage_head = ep->stage_tail = 0;
 	/* never delivered now: their sender's connection is gone */
-	tcp_rx_free_unexp(ep);
+	tcp_ep_unexp_free(ep);
 	tcp_rx_fail_queue(ep, &ep->rxq, FI_MSG | FI_RECV, err);
 	tcp_rx_fail_queue(ep, &ep->trxq, FI_TAGGED | FI_RECV, err);
 }
