@@ -36,7 +36,8 @@ size_t shm_region_layout(const struct shm_layout_req *req,
 	    req->peer_count > 65535 || req->sar_chan_count > 4096 ||
 	    (req->sar_chan_count && (req->sar_buf_size < 64 ||
 				     req->sar_buf_size > (16u << 20))) ||
-	    req->split_count > 64)
+	    req->split_count > 64 || req->wake_len > SHM_WAKE_ADDR_MAX ||
+	    (req->wake_len && !req->wake_addr))
 		return 0;
 	while (slots < req->cmdq_slots)
 		slots <<= 1;
@@ -57,6 +58,9 @@ size_t shm_region_layout(const struct shm_layout_req *req,
 	hdr->sar_buf_size = req->sar_chan_count ?
 		SHM_ALIGN_UP(req->sar_buf_size, SHM_CACHELINE) : 0;
 	hdr->split_count = req->split_count;
+	hdr->wake_len = req->wake_len;
+	if (req->wake_len)
+		memcpy(hdr->wake_addr, req->wake_addr, req->wake_len);
 
 	off = SHM_ALIGN_UP(sizeof(*hdr), SHM_CACHELINE);
 	hdr->ctl_off = off;
@@ -170,6 +174,7 @@ int shm_region_create(const char *name, const struct shm_layout_req *req,
 {
 	struct shm_region_hdr hdr;
 	struct shm_region *r;
+	struct stat st;
 	uint64_t start;
 	size_t size;
 	int fd, ret, tries;
@@ -193,6 +198,13 @@ int shm_region_create(const char *name, const struct shm_layout_req *req,
 			return errno == EEXIST ? -FI_EADDRINUSE : -errno;
 		if (!shm_region_remove_if_stale(name))
 			return -FI_EADDRINUSE;
+	}
+	/* O_EXCL made the file ours; say so anyway, cheaply, before a
+	 * byte goes in (a filesystem that ignored O_EXCL would hand us a
+	 * stranger's file here) */
+	if (fstat(fd, &st) || st.st_uid != geteuid() || st.st_size) {
+		close(fd);
+		return -FI_EADDRINUSE;
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -257,6 +269,11 @@ int shm_region_map(const char *name, struct shm_region **region_p)
 		return errno == ENOENT ? -FI_ENOENT : -errno;
 	if (fstat(fd, &st)) {
 		ret = -errno;
+		goto err_close;
+	}
+	if (st.st_uid != geteuid()) {
+		/* another user's file under our user's name: a trap */
+		ret = -FI_ENOPROTOOPT;
 		goto err_close;
 	}
 	if ((size_t)st.st_size < sizeof(hdr)) {
