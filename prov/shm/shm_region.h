@@ -102,8 +102,9 @@ int shm_region_unlink_dead(const struct shm_region *region);
 
 /*
  * Remove the regions of the calling user whose owner is dead (scans
- * /dev/shm for SHM_REGION_PREFIX "<uid>-"). Regions of other users and of
- * live owners are never touched. *removed_p (may be NULL) gets the count.
+ * /dev/shm for SHM_REGION_PREFIX "<uid>-"): by the header's identity,
+ * or, when the header is not a region's (scribbled), by the pid the name
+ * carries. Regions of other users and of live owners are never touched. *removed_p (may be NULL) gets the count.
  * Returns 0 or -errno of opendir.
  */
 int shm_region_cleanup_dead(unsigned *removed_p);

@@ -39,10 +39,18 @@ int shm_xfer_ep_open(const char *name, const struct shm_xfer_ops *ops,
 	char rname[SHM_REGION_NAME_MAX];
 	struct shm_layout_req req;
 	struct shm_xfer_ep *ep;
+	unsigned idx;
 	uint32_t i;
+	pid_t pid;
+	uid_t uid;
 	int ret;
 
 	if (!name || !ops || shm_addr_check(name, strlen(name) + 1))
+		return -FI_EINVAL;
+	/* a name that carries a pid carries ours: dead-owner cleanup
+	 * trusts it when the header is gone (shm_region.c) */
+	if (!shm_addr_parse(name, &pid, &uid, &idx) &&
+	    (pid != getpid() || uid != getuid()))
 		return -FI_EINVAL;
 	ret = shm_addr_region_name(name, rname, sizeof(rname));
 	if (ret < 0)
