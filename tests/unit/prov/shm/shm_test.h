@@ -96,6 +96,14 @@ static inline void shm_test_watchdog_init(void)
 		shm_test_beat = p;
 }
 
+/* In a test's main process: the same watchdog for the whole scenario
+ * (children spawned later share its counter). */
+static inline void shm_test_watchdog_start(void)
+{
+	shm_test_watchdog_init();
+	shm_test_watchdog();
+}
+
 /* Fork a child that runs fn(arg) under the watchdog and exits 0. */
 static inline pid_t shm_test_spawn(void (*fn)(void *), void *arg)
 {
