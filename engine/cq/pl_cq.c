@@ -396,6 +396,9 @@ static int pl_cq_attr_check(const struct fi_cq_attr *attr)
 	if (attr->wait_cond != FI_CQ_COND_NONE &&
 	    attr->wait_cond != FI_CQ_COND_THRESHOLD)
 		return -FI_EINVAL;
+	/* a bound on what one open allocates (pl_cq.h) */
+	if (attr->size > PL_CQ_MAX_SIZE)
+		return -FI_EINVAL;
 	return 0;
 }
 
@@ -404,9 +407,7 @@ static size_t pl_cq_ring_size(size_t want)
 	size_t n = 2;
 
 	if (!want)
-		want = PL_CQ_DEFAULT_SIZE;
-	if (want > PL_CQ_MAX_RING)
-		want = PL_CQ_MAX_RING;	/* the overflow takes the rest */
+		want = PL_CQ_DEFAULT_SIZE;	/* <= PL_CQ_MAX_SIZE: checked */
 	while (n < want)
 		n <<= 1;
 	return n;

@@ -123,7 +123,6 @@ struct pl_cq {
 };
 
 #define PL_CQ_DEFAULT_SIZE 1024
-#define PL_CQ_MAX_RING (1u << 22)
 
 static inline struct pl_cq *pl_cq_of(struct fid_cq *cq)
 {

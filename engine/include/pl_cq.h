@@ -42,12 +42,23 @@
 struct pl_waitable;
 
 /*
+ * The largest fi_cq_attr.size a CQ accepts (entries): the ring is
+ * allocated at open, 64 bytes an entry, so this bounds what one
+ * fi_cq_open may take (64 MiB) whatever the application asks; beyond it
+ * the open fails with -FI_EINVAL rather than allocating. A full ring
+ * never loses a completion (the overflow takes the rest), so no
+ * application needs more to be correct.
+ */
+#define PL_CQ_MAX_SIZE	(1u << 20)
+
+/*
  * fi_cq_open for providers built on the engine: the provider's domain
  * ops point .cq_open here (or wrap it). attr NULL means the defaults
  * (FI_CQ_FORMAT_CONTEXT, FI_WAIT_NONE, a default size). Returns 0,
  * -FI_EINVAL (NULL cq_p, unknown format, wait_obj or wait_cond,
- * FI_WAIT_SET without a wait set, flags other than FI_AFFINITY),
- * -FI_ENOMEM. d must be a pl_domain (the CQ counts as its child).
+ * FI_WAIT_SET without a wait set, flags other than FI_AFFINITY, size
+ * above PL_CQ_MAX_SIZE), -FI_ENOMEM. d must be a pl_domain (the CQ
+ * counts as its child).
  */
 int pl_cq_open(struct fid_domain *d, struct fi_cq_attr *attr,
 	       struct fid_cq **cq_p, void *context);

@@ -39,15 +39,41 @@ static int shm_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	return pl_ep_bind(&SHM_EP_OF_FID(fid)->base, bfid, flags);
 }
 
+/* Tries at fresh names when ours is taken (shm_ep_rename). */
+#define SHM_EP_NAME_TRIES	64
+
+/* A name we made ("fi_shm://...:<uid>:<idx>") is taken: another process
+ * created its region first (a stale file, or a squatter: DESIGN.md 7a).
+ * Take the next index; the name changes before anyone learned it
+ * (fi_getname answers after fi_enable). */
+static int shm_ep_rename(struct shm_ep *ep)
+{
+	/* relaxed: uniqueness only, as in shm_ep_name_init */
+	unsigned idx = pl_fetch_add_relaxed(&shm_ep_next_idx, 1);
+	char *colon = strrchr(ep->name, ':');
+	size_t room;
+	int n;
+
+	if (!ep->auto_idx || ep->named || !colon)
+		return -FI_EADDRINUSE;
+	room = sizeof(ep->name) - (size_t)(colon + 1 - ep->name);
+	n = snprintf(colon + 1, room, "%u", idx);
+	return n < 0 || (size_t)n >= room ? -FI_EADDRINUSE : 0;
+}
+
 static int shm_ep_enable(struct shm_ep *ep)
 {
 	struct pl_progress_ctx *ctx = pl_domain_progress(&ep->dom->base.domain_fid);
-	int ret;
+	int ret, tries = 0;
 
 	ret = pl_ep_enable(&ep->base);
 	if (ret)
 		return ret;
-	ret = shm_xfer_ep_open(ep->name, &shm_ep_xfer_ops, ep, &ep->xep);
+	do
+		ret = shm_xfer_ep_open(ep->name, &shm_ep_xfer_ops, ep,
+				       &ep->xep);
+	while (ret == -FI_EADDRINUSE && ++tries < SHM_EP_NAME_TRIES &&
+	       !shm_ep_rename(ep));
 	if (ret)
 		goto err_enabled;
 	pl_match_set_min_multi_recv(&ep->match, ep->base.min_multi_recv);
@@ -398,7 +424,10 @@ static int shm_ep_name_init(struct shm_ep *ep, const struct fi_info *info)
 	if (n < 0)
 		return n;
 	n = shm_addr_ep_name(src, getuid(), idx, ep->name, sizeof(ep->name));
-	return n < 0 ? n : 0;
+	if (n < 0)
+		return n;
+	ep->auto_idx = !strncmp(src, SHM_ADDR_PREFIX, strlen(SHM_ADDR_PREFIX));
+	return 0;
 }
 
 int shm_ep_open(struct fid_domain *domain, struct fi_info *info,

@@ -176,6 +176,8 @@ struct shm_ep {
 
 	char			name[SHM_NAME_MAX];
 	bool			named;	 /* setname chose it */
+	bool			auto_idx; /* name ends in our ":<idx>": another
+					   * index may replace it at enable */
 	struct shm_xfer_ep	*xep;	 /* after enable */
 	struct pl_progress_source src;
 	bool			src_added;

@@ -52,17 +52,22 @@
 
 #define SHM_LAYOUT_MAGIC	0x4d48534c45504f52ull	/* "ROPELSHM" */
 /* Bump on ANY change of a struct below or of the meaning of a field. */
-#define SHM_LAYOUT_VERSION	6u	/* 2: RMA and atomic commands;
+#define SHM_LAYOUT_VERSION	7u	/* 2: RMA and atomic commands;
 					 * 3: SHM_CF_IN_HDR;
 					 * 4: split copies (SHM_OP_SPLIT);
 					 * 5: claim table (shm_cmdq.c);
 					 * 6: no MR key table (the target
 					 * validates every access); the
-					 * atomic request defined here */
+					 * atomic request defined here;
+					 * 7: the wake socket's address
+					 * in the header */
 
 #define SHM_CACHELINE		64
 /* Longest endpoint name (FI_ADDR_STR text, NUL included). */
 #define SHM_NAME_MAX		112
+/* Room for the wake socket's abstract address (sun_path bytes, the
+ * leading NUL included); the kernel's autobind names take 6. */
+#define SHM_WAKE_ADDR_MAX	28
 /* Buffers per SAR channel: the sender may run this many chunks ahead. */
 #define SHM_SAR_RING		4
 /* Most iovecs a CMA command carries inline (more: the sender uses SAR). */
@@ -102,11 +107,19 @@ struct shm_region_hdr {
 	uint64_t ctl_off, cmdq_off, peer_off, sar_off, sarbuf_off;
 	uint64_t split_off;
 	uint64_t claim_off;		/* cmdq_slots claim words */
-	uint8_t rsvd[256 - 136];
+	/* The owner's wake-up socket (shm_wake.h): an abstract Unix
+	 * address the kernel chose (autobind), so that no other process
+	 * can take it first; owner-written before READY. A peer copies it
+	 * once when it maps the region and checks it (abstract, in
+	 * bounds) before use: like all of the header, it is input. */
+	uint32_t wake_len;		/* bytes of wake_addr used */
+	uint8_t wake_addr[SHM_WAKE_ADDR_MAX];	/* sun_path bytes, [0] = 0 */
+	uint8_t rsvd[256 - 136 - 4 - SHM_WAKE_ADDR_MAX];
 };
 static_assert(sizeof(struct shm_region_hdr) == 256, "shm header size");
 static_assert(offsetof(struct shm_region_hdr, ctl_off) == 80 &&
-	      offsetof(struct shm_region_hdr, claim_off) == 128,
+	      offsetof(struct shm_region_hdr, claim_off) == 128 &&
+	      offsetof(struct shm_region_hdr, wake_addr) == 140,
 	      "shm header offsets");
 
 /* Region flags */
@@ -364,6 +377,9 @@ struct shm_layout_req {
 	uint32_t sar_chan_count;
 	uint32_t sar_buf_size;	/* rounded up to 64 */
 	uint32_t split_count;
+	/* published in the header (shm_region_hdr.wake_*); 0: none */
+	uint32_t wake_len;
+	const uint8_t *wake_addr;
 };
 
 #endif /* PROPEL_SHM_LAYOUT_H */

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,8 @@ size_t shm_region_layout(const struct shm_layout_req *req,
 	    req->peer_count > 65535 || req->sar_chan_count > 4096 ||
 	    (req->sar_chan_count && (req->sar_buf_size < 64 ||
 				     req->sar_buf_size > (16u << 20))) ||
-	    req->split_count > 64)
+	    req->split_count > 64 || req->wake_len > SHM_WAKE_ADDR_MAX ||
+	    (req->wake_len && !req->wake_addr))
 		return 0;
 	while (slots < req->cmdq_slots)
 		slots <<= 1;
@@ -57,6 +59,9 @@ size_t shm_region_layout(const struct shm_layout_req *req,
 	hdr->sar_buf_size = req->sar_chan_count ?
 		SHM_ALIGN_UP(req->sar_buf_size, SHM_CACHELINE) : 0;
 	hdr->split_count = req->split_count;
+	hdr->wake_len = req->wake_len;
+	if (req->wake_len)
+		memcpy(hdr->wake_addr, req->wake_addr, req->wake_len);
 
 	off = SHM_ALIGN_UP(sizeof(*hdr), SHM_CACHELINE);
 	hdr->ctl_off = off;
@@ -133,21 +138,54 @@ static void shm_region_set_slot_index(struct shm_region *r)
 	r->slot_inv = shm_inverse_odd(size >> r->slot_shift);
 }
 
+/* The creator a region name carries: "/propel-shm-<our uid>-<pid>-<idx>"
+ * (shm_addr_region_name), 0 for any other name ("-n-" names carry
+ * none). */
+static pid_t shm_region_name_pid(const char *name)
+{
+	char prefix[64];
+	unsigned long pid = 0;
+	const char *p;
+	size_t plen;
+
+	snprintf(prefix, sizeof(prefix), "%s%u-", SHM_REGION_PREFIX,
+		 (unsigned)getuid());
+	plen = strlen(prefix);
+	if (strncmp(name, prefix, plen))
+		return 0;
+	for (p = name + plen; *p >= '0' && *p <= '9'; p++)
+		if ((pid = pid * 10 + (unsigned long)(*p - '0')) > INT_MAX)
+			return 0;
+	if (p == name + plen || *p != '-' || !p[1])
+		return 0;
+	for (p++; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return (pid_t)pid;
+}
+
 /* Read the header of an open region fd: is its owner gone? */
-static bool shm_region_fd_stale(int fd)
+static bool shm_region_fd_stale(int fd, const char *name)
 {
 	struct shm_region_hdr hdr;
 	struct stat st;
+	pid_t pid;
 
 	if (fstat(fd, &st) || st.st_uid != getuid())
 		return false;
-	if (pread(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
-		/* empty: an owner between shm_open and ftruncate, or one
-		 * that died there; only the latter is old */
-		return st.st_size == 0 && st.st_mtime + 10 < time(NULL);
-	if (hdr.magic != SHM_LAYOUT_MAGIC)
-		return false;	/* not ours: never remove */
-	return !pl_proc_alive(hdr.owner_pid, hdr.owner_start);
+	if (pread(fd, &hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) &&
+	    hdr.magic == SHM_LAYOUT_MAGIC)
+		return !pl_proc_alive(hdr.owner_pid, hdr.owner_start);
+	/* No header of ours: scribbled over, cut short, or an owner between
+	 * shm_open and ftruncate. The name still says who made it (an
+	 * endpoint creates only names that carry its own pid,
+	 * shm_xfer_ep_open): once that process is gone, nobody uses it. A
+	 * name without a pid is never removed for want of a header. */
+	pid = shm_region_name_pid(name);
+	if (pid > 0 && !pl_proc_alive(pid, 0))
+		return true;
+	/* empty: only an owner that died between open and truncate is old */
+	return st.st_size == 0 && st.st_mtime + 10 < time(NULL);
 }
 
 static int shm_region_remove_if_stale(const char *name)
@@ -157,7 +195,7 @@ static int shm_region_remove_if_stale(const char *name)
 	fd = shm_open(name, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return 0;
-	if (shm_region_fd_stale(fd)) {
+	if (shm_region_fd_stale(fd, name)) {
 		if (!shm_unlink(name))
 			ret = 1;
 	}
@@ -170,6 +208,7 @@ int shm_region_create(const char *name, const struct shm_layout_req *req,
 {
 	struct shm_region_hdr hdr;
 	struct shm_region *r;
+	struct stat st;
 	uint64_t start;
 	size_t size;
 	int fd, ret, tries;
@@ -193,6 +232,13 @@ int shm_region_create(const char *name, const struct shm_layout_req *req,
 			return errno == EEXIST ? -FI_EADDRINUSE : -errno;
 		if (!shm_region_remove_if_stale(name))
 			return -FI_EADDRINUSE;
+	}
+	/* O_EXCL made the file ours; say so anyway, cheaply, before a
+	 * byte goes in (a filesystem that ignored O_EXCL would hand us a
+	 * stranger's file here) */
+	if (fstat(fd, &st) || st.st_uid != geteuid() || st.st_size) {
+		close(fd);
+		return -FI_EADDRINUSE;
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -257,6 +303,11 @@ int shm_region_map(const char *name, struct shm_region **region_p)
 		return errno == ENOENT ? -FI_ENOENT : -errno;
 	if (fstat(fd, &st)) {
 		ret = -errno;
+		goto err_close;
+	}
+	if (st.st_uid != geteuid()) {
+		/* another user's file under our user's name: a trap */
+		ret = -FI_ENOPROTOOPT;
 		goto err_close;
 	}
 	if ((size_t)st.st_size < sizeof(hdr)) {

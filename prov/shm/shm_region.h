@@ -63,9 +63,11 @@ size_t shm_region_layout(const struct shm_layout_req *req,
 
 /*
  * Create and initialize a region named `name` (a shm_open name, leading
- * '/', see shm_addr_region_name), mode 0600, O_EXCL. A region of that
- * name left by a dead owner (pid gone or start time different) is removed
- * first. flags: SHM_RF_*. The region is READY on return.
+ * '/', see shm_addr_region_name), mode 0600, O_EXCL, checked to be ours
+ * after the open. A region of that name left by a dead owner (pid gone
+ * or start time different) is removed first; any other file under the
+ * name is left alone and the name is refused (the caller picks another,
+ * shm_ep_enable). flags: SHM_RF_*. The region is READY on return.
  * Returns 0, -FI_EINVAL (bad req or name), -FI_EADDRINUSE (a live owner
  * has it), -FI_ENOMEM, -errno of a failed call.
  */
@@ -76,7 +78,8 @@ int shm_region_create(const char *name, const struct shm_layout_req *req,
  * Map a peer's region by name, read/write. Checks magic, version, size
  * and state. Returns 0, -FI_ENOENT (no such region), -FI_EAGAIN (its
  * owner is still building it), -FI_ECONNREFUSED (closing, or its owner is
- * dead), -FI_ENOPROTOOPT (not ours / other version), -errno.
+ * dead), -FI_ENOPROTOOPT (another user's file, not ours, other
+ * version), -errno.
  */
 int shm_region_map(const char *name, struct shm_region **region_p);
 
@@ -99,8 +102,9 @@ int shm_region_unlink_dead(const struct shm_region *region);
 
 /*
  * Remove the regions of the calling user whose owner is dead (scans
- * /dev/shm for SHM_REGION_PREFIX "<uid>-"). Regions of other users and of
- * live owners are never touched. *removed_p (may be NULL) gets the count.
+ * /dev/shm for SHM_REGION_PREFIX "<uid>-"): by the header's identity,
+ * or, when the header is not a region's (scribbled), by the pid the name
+ * carries. Regions of other users and of live owners are never touched. *removed_p (may be NULL) gets the count.
  * Returns 0 or -errno of opendir.
  */
 int shm_region_cleanup_dead(unsigned *removed_p);

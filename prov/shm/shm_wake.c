@@ -15,29 +15,25 @@
 #include "shm_cmdq.h"
 #include "shm_wake.h"
 
-void shm_wake_addr_init(struct shm_wake_addr *a, const char *region_name)
+int shm_wake_addr_of(struct shm_wake_addr *a, const struct shm_region *peer)
 {
-	const char *n = region_name[0] == '/' ? region_name + 1 : region_name;
-	size_t max = sizeof(a->sun.sun_path) - 1, len = strlen(n);
+	struct shm_wake_addr tmp;
+	uint32_t len;
 
-	memset(a, 0, sizeof(*a));
-	a->sun.sun_family = AF_UNIX;
-	/* abstract: sun_path[0] = '\0', the name follows, not NUL-ended */
-	if (len + 5 <= max) {
-		memcpy(a->sun.sun_path + 1, n, len);
-		memcpy(a->sun.sun_path + 1 + len, ".wk", 3);
-		len += 3;
-	} else {
-		/* too long for sun_path: FNV-1a of the whole name */
-		uint64_t h = 0xcbf29ce484222325ull;
-
-		for (size_t i = 0; n[i]; i++)
-			h = (h ^ (uint8_t)n[i]) * 0x100000001b3ull;
-		len = (size_t)snprintf(a->sun.sun_path + 1, max,
-				       "propel-shm-wk-%016llx",
-				       (unsigned long long)h);
-	}
-	a->len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
+	/* copy first, then check the copy: the header is input (DESIGN.md
+	 * 7a) that another process may change while we look */
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.sun.sun_family = AF_UNIX;
+	memcpy(&len, &peer->hdr->wake_len, sizeof(len));
+	memcpy(tmp.sun.sun_path, peer->hdr->wake_addr, SHM_WAKE_ADDR_MAX);
+	/* abstract only: a path would let a header aim our datagrams at
+	 * any socket file of the user */
+	if (len < 2 || len > SHM_WAKE_ADDR_MAX || tmp.sun.sun_path[0] != '\0')
+		return -FI_ENOPROTOOPT;
+	memset(tmp.sun.sun_path + len, 0, sizeof(tmp.sun.sun_path) - len);
+	tmp.len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
+	*a = tmp;
+	return 0;
 }
 
 static int shm_wake_epoll_add(int epfd, int fd)
@@ -47,21 +43,33 @@ static int shm_wake_epoll_add(int epfd, int fd)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
-int shm_wake_open(struct shm_wake *w, const char *region_name)
+int shm_wake_open(struct shm_wake *w)
 {
-	struct shm_wake_addr a;
+	sa_family_t fam = AF_UNIX;
+	socklen_t len;
 	int ret;
 
 	memset(w, 0, sizeof(*w));
 	w->fd = w->tx_fd = w->timer_fd = w->ep_fd = -1;
-	shm_wake_addr_init(&a, region_name);
 	w->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (w->fd < 0)
 		return -errno;
-	if (bind(w->fd, (struct sockaddr *)&a.sun, a.len)) {
-		ret = errno == EADDRINUSE ? -FI_EADDRINUSE : -errno;
+	/* autobind (unix(7)): an address of only the family makes the
+	 * kernel pick a free abstract name, so no other process can have
+	 * taken ours first; peers learn it from our region's header */
+	if (bind(w->fd, (struct sockaddr *)&fam, sizeof(fam))) {
+		ret = -errno;
 		goto err_close;
 	}
+	len = sizeof(w->self.sun);
+	if (getsockname(w->fd, (struct sockaddr *)&w->self.sun, &len) ||
+	    len <= offsetof(struct sockaddr_un, sun_path) + 1 ||
+	    len > offsetof(struct sockaddr_un, sun_path) + SHM_WAKE_ADDR_MAX ||
+	    w->self.sun.sun_path[0] != '\0') {
+		ret = -FI_EADDRNOTAVAIL;
+		goto err_close;
+	}
+	w->self.len = len;
 	w->tx_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (w->tx_fd < 0) {
 		ret = -errno;

@@ -2,8 +2,10 @@
 /*
  * Waking a sleeping receiver (DESIGN.md sections 3 and 7).
  *
- * Each endpoint binds one Unix datagram socket in the abstract namespace,
- * named after its region. It sleeps only after shm_wake_arm() declared it
+ * Each endpoint binds one Unix datagram socket in the abstract namespace
+ * under a name the kernel picks (autobind: nobody can take it first) and
+ * publishes it in its region's header (shm_region_hdr.wake_addr), where
+ * peers read it once, checked, when they map the region. It sleeps only after shm_wake_arm() declared it
  * asleep in its region (ctl.asleep = 1) and found its queue empty; a
  * sender that published a command and reads asleep == 1 swaps in 0 and
  * sends one datagram, which makes the socket readable (level-triggered,
@@ -55,7 +57,7 @@
 
 #include "shm_region.h"
 
-/* Where to send a wake-up: derived from a region name. */
+/* Where to send a wake-up: a peer's published abstract address. */
 struct shm_wake_addr {
 	struct sockaddr_un	sun;
 	socklen_t		len;
@@ -73,14 +75,17 @@ struct shm_wake {
 						 * consumed */
 	uint64_t		deadline_ns;	/* CLOCK_MONOTONIC, when set */
 	uint64_t		signals_rx;	/* datagrams drained */
+	struct shm_wake_addr	self;	/* fd's address, to publish */
 };
 
-/* The abstract socket address of region `region_name`. */
-void shm_wake_addr_init(struct shm_wake_addr *a, const char *region_name);
+/* The wake address a mapped region publishes, copied and checked (an
+ * abstract name of 1 to SHM_WAKE_ADDR_MAX - 1 bytes). Call once, when
+ * the region is mapped, and keep the copy. 0 or -FI_ENOPROTOOPT. */
+int shm_wake_addr_of(struct shm_wake_addr *a, const struct shm_region *peer);
 
-/* Bind the receiver's socket for region_name. Returns 0, -FI_EADDRINUSE,
- * or -errno. */
-int shm_wake_open(struct shm_wake *w, const char *region_name);
+/* Bind the receiver's socket (autobind; w->self gets its address, for
+ * shm_layout_req.wake_addr). Returns 0 or -errno. */
+int shm_wake_open(struct shm_wake *w);
 void shm_wake_close(struct shm_wake *w);
 
 /* What the owner sleeps on (EPOLLIN, level-triggered): readable when a

@@ -187,7 +187,8 @@ struct shm_xfer_stats {
 /*
  * Open the endpoint named `name` (an FI_ADDR_STR name, shm_addr.h):
  * create its region (geometry from FI_SHM_*) and wake-up socket.
- * user is kept for the callbacks (shm_xfer_ep_user). Returns 0,
+ * user is kept for the callbacks (shm_xfer_ep_user). A name of the form
+ * fi_shm://<pid>:<uid>:<idx> must carry our own pid and uid. Returns 0,
  * -FI_EINVAL, -FI_EADDRINUSE, -FI_ENOMEM, -errno.
  */
 int shm_xfer_ep_open(const char *name, const struct shm_xfer_ops *ops,

@@ -4,6 +4,7 @@
  * progress source members, the peer table on both sides.
  */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +39,18 @@ int shm_xfer_ep_open(const char *name, const struct shm_xfer_ops *ops,
 	char rname[SHM_REGION_NAME_MAX];
 	struct shm_layout_req req;
 	struct shm_xfer_ep *ep;
+	unsigned idx;
 	uint32_t i;
+	pid_t pid;
+	uid_t uid;
 	int ret;
 
 	if (!name || !ops || shm_addr_check(name, strlen(name) + 1))
+		return -FI_EINVAL;
+	/* a name that carries a pid carries ours: dead-owner cleanup
+	 * trusts it when the header is gone (shm_region.c) */
+	if (!shm_addr_parse(name, &pid, &uid, &idx) &&
+	    (pid != getpid() || uid != getuid()))
 		return -FI_EINVAL;
 	ret = shm_addr_region_name(name, rname, sizeof(rname));
 	if (ret < 0)
@@ -67,11 +76,16 @@ int shm_xfer_ep_open(const char *name, const struct shm_xfer_ops *ops,
 		.sar_buf_size = (uint32_t)p->sar_buf_size,
 		.split_count = SHM_SPLIT_JOBS,
 	};
-	/* the wake socket first: its bind is the cheap uniqueness test */
-	ret = shm_wake_open(&ep->wake, rname);
+	/* the wake socket first: the region publishes its address (the
+	 * kernel picks it, shm_wake.h); the region's O_EXCL create is
+	 * the uniqueness test of the name */
+	ret = shm_wake_open(&ep->wake);
 	if (ret)
 		goto err_free;
-	shm_wake_addr_init(&ep->self_wake, rname);
+	ep->self_wake = ep->wake.self;
+	req.wake_len = (uint32_t)(ep->wake.self.len -
+				  offsetof(struct sockaddr_un, sun_path));
+	req.wake_addr = (const uint8_t *)ep->wake.self.sun.sun_path;
 	ret = shm_region_create(rname, &req, ep->cma ? SHM_RF_CMA : 0,
 				&ep->region);
 	if (ret)
@@ -523,8 +537,12 @@ int shm_xfer_rpeer_map(struct shm_xfer_ep *ep, struct shm_rpeer *rp)
 	ret = shm_region_map(rname, &rp->region);
 	if (ret)
 		return ret;
-	shm_wake_addr_init(&rp->wake, rname);
-	return 0;
+	ret = shm_wake_addr_of(&rp->wake, rp->region);
+	if (ret) {
+		shm_region_unmap(rp->region);
+		rp->region = NULL;
+	}
+	return ret;
 }
 
 /* ---- sender side: an entry in the target's table ---- */
@@ -592,7 +610,9 @@ int shm_xfer_peer_open(struct shm_xfer_ep *ep, const char *name,
 	ret = shm_region_map(rname, &p->region);
 	if (ret)
 		goto err_free;
-	shm_wake_addr_init(&p->wake, rname);
+	ret = shm_wake_addr_of(&p->wake, p->region);
+	if (ret)
+		goto err_unmap;
 	p->cma = ep->cma && (p->region->hdr->flags & SHM_RF_CMA);
 	ret = shm_xfer_peer_claim(ep, p);
 	if (ret)

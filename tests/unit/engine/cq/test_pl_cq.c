@@ -674,6 +674,19 @@ static void test_bad_input(void **state)
 	assert_int_equal(pl_cq_open(&dom->domain_fid, &attr, &cq, NULL),
 			 -FI_EINVAL);
 	assert_null(cq);	/* outputs set only on success */
+	attr.flags = 0;
+	/* sizes beyond the documented bound: refused, nothing allocated */
+	attr.size = (size_t)1 << 40;
+	assert_int_equal(pl_cq_open(&dom->domain_fid, &attr, &cq, NULL),
+			 -FI_EINVAL);
+	attr.size = (size_t)PL_CQ_MAX_SIZE + 1;
+	assert_int_equal(pl_cq_open(&dom->domain_fid, &attr, &cq, NULL),
+			 -FI_EINVAL);
+	assert_null(cq);
+	attr.size = 4096;
+	assert_int_equal(pl_cq_open(&dom->domain_fid, &attr, &cq, NULL), 0);
+	assert_int_equal(fi_close(&cq->fid), 0);
+	attr.size = 0;
 	attr.flags = FI_AFFINITY;
 	assert_int_equal(pl_cq_open(&dom->domain_fid, &attr, &cq, NULL), 0);
 	assert_int_equal(fi_close(&cq->fid), 0);

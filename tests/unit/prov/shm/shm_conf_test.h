@@ -231,7 +231,7 @@ static inline int conf_main(int argc, char **argv,
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(s, sc[i].name))
 			continue;
-		alarm(SHM_TEST_ALARM_S);
+		shm_test_watchdog_start();
 		SHM_CHECK(conf_open(&C, CONF_CAPS) == 0);
 		sc[i].fn();
 		conf_close(&C);

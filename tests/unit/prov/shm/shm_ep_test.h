@@ -171,8 +171,10 @@ static inline void tep_tx_drain(struct tep *t)
 	struct fi_cq_err_entry err;
 	ssize_t n;
 
-	while ((n = fi_cq_read(t->txcq, e, 16)) > 0)
+	while ((n = fi_cq_read(t->txcq, e, 16)) > 0) {
 		t->tx_done += (uint64_t)n;
+		shm_test_progress();	/* the watchdog's heartbeat */
+	}
 	if (n == -FI_EAVAIL) {
 		memset(&err, 0, sizeof(err));
 		if (fi_cq_readerr(t->txcq, &err, 0) == 1)
@@ -197,8 +199,10 @@ static inline int tep_poll(struct tep *t, struct fi_cq_tagged_entry *e,
 	ssize_t n;
 
 	n = fi_cq_read(t->cq, e, 1);
-	if (n == 1)
+	if (n == 1) {
+		shm_test_progress();	/* the watchdog's heartbeat */
 		return 1;
+	}
 	if (n == -FI_EAGAIN)
 		return 0;
 	if (n == -FI_EAVAIL) {

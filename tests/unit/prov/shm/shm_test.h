@@ -9,16 +9,22 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
 
+/* The watchdog's period (seconds); a test may define its own first. */
+#ifndef SHM_TEST_ALARM_S
 #define SHM_TEST_ALARM_S 30
+#endif
 
 #define SHM_CHECK(cond)                                                      \
 	do {                                                                 \
@@ -30,16 +36,85 @@
 		}                                                            \
 	} while (0)
 
-/* Fork a child that runs fn(arg) under an alarm and exits 0. */
+/*
+ * The watchdog catches hangs, not slow runs (a loaded machine, TSan):
+ * every SHM_TEST_ALARM_S seconds a child's alarm looks at the test's
+ * progress counter, shared by all its processes; while the counter has
+ * moved since the last look the alarm re-arms, and only when nothing
+ * moved for a whole period does the child end with SIGALRM, as before.
+ * A test counts progress with shm_test_progress() where it completes
+ * work (a command pushed or popped, a completion read); one that never
+ * does keeps a plain SHM_TEST_ALARM_S alarm.
+ */
+static _Atomic uint64_t *shm_test_beat;	/* MAP_SHARED, before any fork */
+static uint64_t shm_test_beat_seen;		/* per process */
+
+static inline void shm_test_progress(void)
+{
+	/* relaxed: a liveness hint, it orders nothing */
+	if (shm_test_beat)
+		atomic_fetch_add_explicit(shm_test_beat, 1,
+					  memory_order_relaxed);
+}
+
+static inline void shm_test_on_alarm(int sig)
+{
+	/* relaxed: pairs with nothing, see shm_test_progress */
+	uint64_t now = shm_test_beat ?
+		atomic_load_explicit(shm_test_beat, memory_order_relaxed) : 0;
+
+	if (now != shm_test_beat_seen) {
+		shm_test_beat_seen = now;
+		alarm(SHM_TEST_ALARM_S);
+		return;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* In a child: the watchdog above. */
+static inline void shm_test_watchdog(void)
+{
+	if (shm_test_beat) {
+		shm_test_beat_seen = atomic_load_explicit(shm_test_beat,
+							  memory_order_relaxed);
+		signal(SIGALRM, shm_test_on_alarm);
+	}
+	alarm(SHM_TEST_ALARM_S);
+}
+
+/* In the parent, before forking: make the shared progress counter. */
+static inline void shm_test_watchdog_init(void)
+{
+	void *p;
+
+	if (shm_test_beat)
+		return;
+	p = mmap(NULL, sizeof(*shm_test_beat), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p != MAP_FAILED)
+		shm_test_beat = p;
+}
+
+/* In a test's main process: the same watchdog for the whole scenario
+ * (children spawned later share its counter). */
+static inline void shm_test_watchdog_start(void)
+{
+	shm_test_watchdog_init();
+	shm_test_watchdog();
+}
+
+/* Fork a child that runs fn(arg) under the watchdog and exits 0. */
 static inline pid_t shm_test_spawn(void (*fn)(void *), void *arg)
 {
 	pid_t pid;
 
+	shm_test_watchdog_init();
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid == 0) {
-		alarm(SHM_TEST_ALARM_S);
+		shm_test_watchdog();
 		fn(arg);
 		_exit(0);
 	}

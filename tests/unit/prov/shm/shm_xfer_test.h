@@ -87,9 +87,12 @@ static inline void node_open(struct node *n, unsigned idx)
 
 static inline void drive(struct node *n)
 {
+	int done = shm_xfer_ep_poll(n->ep, 64);
 	struct pollfd pfd;
 
-	if (shm_xfer_ep_poll(n->ep, 64) > 0 || !n->sleepy) {
+	if (done > 0)
+		shm_test_progress();	/* the watchdog's heartbeat */
+	if (done > 0 || !n->sleepy) {
 		if (!n->sleepy)
 			sched_yield();
 		return;
@@ -218,9 +221,10 @@ static inline void run_pair_expect(void (*rcv)(void *), void (*snd)(void *),
 	sa->pipe_wr = back[1];
 	/* the sender's pid is needed by the receiver and vice versa: the
 	 * receiver learns it through the pipe */
+	shm_test_watchdog_init();
 	r = fork();
 	if (r == 0) {
-		alarm(SHM_TEST_ALARM_S);
+		shm_test_watchdog();
 		SHM_CHECK(read(ra->pipe_rd, &ra->peer, sizeof(pid_t)) ==
 			  sizeof(pid_t));
 		rcv(ra);

@@ -427,7 +427,7 @@ static int query_run(void)
 	size_t count;
 	struct rt r;
 
-	alarm(SHM_TEST_ALARM_S);
+	shm_test_watchdog_start();
 	SHM_CHECK(rt_open(&r) == 0);
 	for (kind = 0; kind < 3; kind++) {
 		for (dt = 0; dt < FI_DATATYPE_LAST; dt++) {

@@ -46,12 +46,10 @@ static bool readable(int fd, int ms)
 
 static void test_timer_wakes_and_is_consumed(void **state)
 {
-	char name[SHM_REGION_NAME_MAX];
 	struct shm_wake w;
 
 	(void)state;
-	own_name(8, name, sizeof(name));
-	assert_int_equal(shm_wake_open(&w, name), 0);
+	assert_int_equal(shm_wake_open(&w), 0);
 	assert_false(readable(shm_wake_fd(&w), 0));
 	assert_false(shm_wake_timer_due(&w));	/* none running */
 	assert_int_equal(shm_wake_timer_start(&w, 30), 0);
@@ -69,12 +67,10 @@ static void test_timer_wakes_and_is_consumed(void **state)
 
 static void test_due_before_expiry_is_false(void **state)
 {
-	char name[SHM_REGION_NAME_MAX];
 	struct shm_wake w;
 
 	(void)state;
-	own_name(9, name, sizeof(name));
-	assert_int_equal(shm_wake_open(&w, name), 0);
+	assert_int_equal(shm_wake_open(&w), 0);
 	assert_int_equal(shm_wake_timer_start(&w, 60000), 0);
 	assert_false(shm_wake_timer_due(&w));
 	assert_true(w.timer_set);
@@ -91,9 +87,9 @@ static void test_self_signal_wakes(void **state)
 
 	(void)state;
 	own_name(10, name, sizeof(name));
-	assert_int_equal(shm_wake_open(&w, name), 0);
+	assert_int_equal(shm_wake_open(&w), 0);
 	assert_int_equal(shm_region_create(name, &req, 0, &own), 0);
-	shm_wake_addr_init(&self, name);
+	self = w.self;
 	/* awake: a signal sends nothing */
 	assert_int_equal(shm_wake_signal(w.tx_fd, own, &self), 0);
 	assert_false(readable(shm_wake_fd(&w), 0));

@@ -231,7 +231,7 @@ int main(int argc, char **argv)
 	     i++) {
 		if (strcmp(s, scenarios[i].name))
 			continue;
-		alarm(SHM_TEST_ALARM_S);
+		shm_test_watchdog_start();
 		scenarios[i].fn();
 		return 0;
 	}

@@ -74,8 +74,11 @@ static void *producer_thread(void *p)
 {
 	struct thr_arg *t = p;
 
-	for (uint64_t s = 0; s < t->count; s++)
+	for (uint64_t s = 0; s < t->count; s++) {
 		push(t->r, t->id, s);
+		if (!(s & 255))
+			shm_test_progress();	/* the watchdog's heartbeat */
+	}
 	return NULL;
 }
 
@@ -211,7 +214,8 @@ static void run_mpsc(unsigned producers, unsigned msgs, unsigned slots)
 		assert_int_equal(((uint64_t *)shm_cmd_payload(cmd))[0],
 				 cmd->tag * 2654435761u + cmd->src_idx);
 		next[cmd->src_idx]++;
-		total++;
+		if (!(++total & 255))
+			shm_test_progress();
 		shm_cmdq_release(r, cmd);
 	}
 	print_message("%llu messages from %u producers through %u slots\n",

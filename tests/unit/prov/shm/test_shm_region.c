@@ -218,6 +218,50 @@ static void test_foreign_file_kept(void **state)
 	shm_unlink(name);
 }
 
+/* Scribble over the first page of the region file `name`. */
+static void scribble(const char *name)
+{
+	uint8_t junk[4096];
+	int fd = shm_open(name, O_RDWR, 0);
+
+	assert_true(fd >= 0);
+	memset(junk, 0x5c, sizeof(junk));
+	assert_int_equal(pwrite(fd, junk, sizeof(junk), 0),
+			 (ssize_t)sizeof(junk));
+	close(fd);
+}
+
+static void test_cleanup_scribbled_dead(void **state)
+{
+	struct map_arg dead, live;
+	struct shm_region *mine;
+	unsigned removed = 0;
+	pid_t pid;
+
+	/* a crashed owner's region whose header was scribbled over: its
+	 * name says who made it, and that process is gone */
+	pid = fork();
+	if (pid == 0) {
+		region_name(getpid(), 12, dead.name, sizeof(dead.name));
+		alarm(SHM_TEST_ALARM_S);
+		child_create_and_die(&dead);
+		_exit(0);
+	}
+	region_name(pid, 12, dead.name, sizeof(dead.name));
+	assert_int_equal(shm_test_wait(pid), 128 + SIGKILL);
+	scribble(dead.name);
+	/* a live owner's region, scribbled the same way: kept */
+	region_name(getpid(), 13, live.name, sizeof(live.name));
+	assert_int_equal(shm_region_create(live.name, &req, 0, &mine), 0);
+	scribble(live.name);
+	assert_int_equal(shm_region_cleanup_dead(&removed), 0);
+	assert_false(shm_exists(dead.name));
+	assert_true(shm_exists(live.name));
+	/* the owner still closes (and unlinks) it by its own name */
+	shm_region_close(mine);
+	assert_false(shm_exists(live.name));
+}
+
 static void test_proc_identity(void **state)
 {
 	uint64_t s1 = 0, s2 = 0;
@@ -239,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_cleanup_dead_owner),
 		cmocka_unit_test(test_cleanup_reused_pid),
 		cmocka_unit_test(test_foreign_file_kept),
+		cmocka_unit_test(test_cleanup_scribbled_dead),
 		cmocka_unit_test(test_proc_identity),
 	};
 

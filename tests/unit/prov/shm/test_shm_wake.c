@@ -42,6 +42,18 @@ static void name_of(pid_t pid, char *buf, size_t len)
 	shm_addr_region_name(addr, buf, len);
 }
 
+/* req, publishing w's address in the region (as shm_xfer_ep_open) */
+static const struct shm_layout_req *req_with_wake(const struct shm_wake *w)
+{
+	static struct shm_layout_req r;
+
+	r = req;
+	r.wake_len = (uint32_t)(w->self.len -
+				offsetof(struct sockaddr_un, sun_path));
+	r.wake_addr = (const uint8_t *)w->self.sun.sun_path;
+	return &r;
+}
+
 static int side_open(struct side *s, pid_t self, pid_t other)
 {
 	char mine[SHM_REGION_NAME_MAX], theirs[SHM_REGION_NAME_MAX];
@@ -50,12 +62,12 @@ static int side_open(struct side *s, pid_t self, pid_t other)
 	memset(s, 0, sizeof(*s));
 	name_of(self, mine, sizeof(mine));
 	name_of(other, theirs, sizeof(theirs));
-	if (shm_wake_open(&s->w, mine) || shm_region_create(mine, &req, 0, &s->own))
+	if (shm_wake_open(&s->w) ||
+	    shm_region_create(mine, req_with_wake(&s->w), 0, &s->own))
 		return -1;
 	while ((ret = shm_region_map(theirs, &s->peer)) && tries++ < 100000)
 		sched_yield();
-	shm_wake_addr_init(&s->peer_addr, theirs);
-	return ret;
+	return ret ? ret : shm_wake_addr_of(&s->peer_addr, s->peer);
 }
 
 /* Block until our queue has a command; sleeping whenever it is empty. */
@@ -145,9 +157,12 @@ static void test_no_signal_when_awake(void **state)
 	struct pollfd pfd;
 
 	name_of(getpid(), name, sizeof(name));
-	assert_int_equal(shm_wake_open(&w, name), 0);
-	assert_int_equal(shm_region_create(name, &req, 0, &r), 0);
-	shm_wake_addr_init(&a, name);
+	assert_int_equal(shm_wake_open(&w), 0);
+	assert_int_equal(shm_region_create(name, req_with_wake(&w), 0, &r), 0);
+	/* what a peer reads from the header is the bound address */
+	assert_int_equal(shm_wake_addr_of(&a, r), 0);
+	assert_int_equal(a.len, w.self.len);
+	assert_memory_equal(&a.sun, &w.self.sun, a.len);
 	/* awake: nothing is sent */
 	assert_int_equal(shm_wake_signal(w.tx_fd, r, &a), 0);
 	/* asleep: exactly one datagram, then the flag is cleared */
@@ -158,11 +173,14 @@ static void test_no_signal_when_awake(void **state)
 	assert_int_equal(poll(&pfd, 1, 0), 1);
 	shm_wake_awake(&w, r);
 	assert_int_equal(poll(&pfd, 1, 0), 0);
-	/* the name is taken while we hold it */
+	/* the kernel names each socket: a second one never collides */
 	{
 		struct shm_wake w2;
 
-		assert_int_equal(shm_wake_open(&w2, name), -FI_EADDRINUSE);
+		assert_int_equal(shm_wake_open(&w2), 0);
+		assert_true(w2.self.len != w.self.len ||
+			    memcmp(&w2.self.sun, &w.self.sun, w.self.len));
+		shm_wake_close(&w2);
 	}
 	/* a receiver whose socket is gone (closed or dead): the sender
 	 * learns it from the failed send */
@@ -173,6 +191,19 @@ static void test_no_signal_when_awake(void **state)
 		pl_store_relaxed(&r->ctl->asleep, 1u);
 		assert_int_equal(shm_wake_signal(tx, r, &a), -FI_ECONNREFUSED);
 		close(tx);
+	}
+	/* the published address is input: out of bounds, or a path
+	 * rather than an abstract name, is refused */
+	{
+		struct shm_wake_addr b;
+
+		r->hdr->wake_len = SHM_WAKE_ADDR_MAX + 1;
+		assert_int_equal(shm_wake_addr_of(&b, r), -FI_ENOPROTOOPT);
+		r->hdr->wake_len = 1;
+		assert_int_equal(shm_wake_addr_of(&b, r), -FI_ENOPROTOOPT);
+		r->hdr->wake_len = 6;
+		r->hdr->wake_addr[0] = '/';
+		assert_int_equal(shm_wake_addr_of(&b, r), -FI_ENOPROTOOPT);
 	}
 	shm_region_close(r);
 }
@@ -185,7 +216,7 @@ static void test_arm_sees_pending(void **state)
 	struct shm_cmd *cmd;
 
 	name_of(getpid(), name, sizeof(name));
-	assert_int_equal(shm_wake_open(&w, name), 0);
+	assert_int_equal(shm_wake_open(&w), 0);
 	assert_int_equal(shm_region_create(name, &req, 0, &r), 0);
 	assert_int_equal(shm_cmdq_claim(r, getpid(), &cmd), 0);
 	shm_cmdq_commit(r, cmd);
