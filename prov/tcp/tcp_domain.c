@@ -36,7 +36,8 @@ static int tcp_domain_close(struct fid *fid)
 	int ret;
 
 	/* children first: pl_domain_fini refuses while any remains, and
-	 * the source must stay until then */
+	 * the source must stay until then; acquire: pairs with
+	 * pl_domain_child_put's acq_rel decrement */
 	if (pl_load_acquire(&d->base.children))
 		return -FI_EBUSY;
 	(void)pl_progress_source_remove(ctx, &d->data_set.src);

@@ -44,10 +44,10 @@ void tcp_ep_update_events(struct tcp_ep *ep)
 
 	if (!ep->in_data_set)
 		return;
+	/* stalled: the socket is not read until a receive or a reply slot
+	 * frees up (the flush that frees a slot runs on EPOLLOUT) */
 	if (ep->rs.phase != TCP_RX_STALLED)
 		want |= EPOLLIN;
-	else if (ep->stalled_on_reply && ep->txq_head)
-		want |= 0;	/* the flush frees the slot: EPOLLOUT below */
 	if (ep->txq_head)
 		want |= EPOLLOUT;
 	if (want == ep->events)
@@ -105,7 +105,8 @@ int tcp_ep_go_connected(struct tcp_ep *ep)
 	/* The CM context watches for the peer's hang-up too, so that
 	 * FI_SHUTDOWN reaches an application that only reads its EQ
 	 * (control progress is automatic). One-shot: a closed stream stays
-	 * readable, and one report is all it takes. */
+	 * readable, and one report is all it takes. Acquire: pairs with
+	 * the release in tcp_fabric_cm_start (cm_set is ready). */
 	if (pl_load_acquire(&ep->fab->cm_started) &&
 	    !tcp_sockset_add(&ep->fab->cm_set, ep->fd, &ep->cm_ev,
 			     EPOLLRDHUP | EPOLLONESHOT))
@@ -156,6 +157,7 @@ static int tcp_ep_close(struct fid *fid)
 	tcp_sockset_unmark_hot(&ep->dom->data_set, &ep->data_ev);
 	/* no pass of either context still holds this endpoint */
 	pl_progress_ctx_sync(ep->dom->base.ctx);
+	/* acquire: pairs with tcp_fabric_cm_start's release (cm_ctx) */
 	if (pl_load_acquire(&ep->fab->cm_started))
 		pl_progress_ctx_sync(ep->fab->cm_ctx);
 	if (ep->fd >= 0)
@@ -195,18 +197,6 @@ static int tcp_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	return pl_ep_bind(&ep->base, bfid, flags);
 }
 
-static int tcp_ep_enable(struct tcp_ep *ep)
-{
-	int ret;
-
-	if (ep->base.enabled)
-		return 0;
-	ret = pl_ep_enable(&ep->base);
-	if (ret)
-		return ret;
-	return 0;
-}
-
 static int tcp_ep_control(struct fid *fid, int command, void *arg)
 {
 	struct tcp_ep *ep = pl_container_of(fid, struct tcp_ep,
@@ -216,7 +206,7 @@ static int tcp_ep_control(struct fid *fid, int command, void *arg)
 	switch (command) {
 	case FI_ENABLE:
 		pthread_mutex_lock(&ep->lock);
-		ret = ep->base.enabled ? -FI_EOPBADSTATE : tcp_ep_enable(ep);
+		ret = pl_ep_enable(&ep->base);	/* -FI_EOPBADSTATE twice */
 		pthread_mutex_unlock(&ep->lock);
 		return ret;
 	case FI_GETOPSFLAG:

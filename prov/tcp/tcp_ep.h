@@ -236,10 +236,22 @@ void tcp_ep_xfer_done(struct tcp_ep *ep, struct tcp_xfer *x, int status);
  * when no reply slot is free. */
 bool tcp_ep_reply(struct tcp_ep *ep, uint8_t op, uint32_t id, int status,
 		  const struct iovec *iov, size_t len);
-/* The payload of a send or write: the caller's iovs, or (FI_INJECT) a
- * copy of them in the xfer's own buffer. */
-void tcp_xfer_set_payload(struct tcp_xfer *x, const struct iovec *iov,
-			  size_t count, size_t total, bool inject);
+/* One application operation as the posting calls describe it. */
+struct tcp_post {
+	uint8_t op;			/* TCP_OP_MSG / TAGGED / WRITE / READ_REQ */
+	uint8_t hdr_flags;		/* TCP_F_* */
+	const struct iovec *iov;	/* payload, or (READ_REQ) destination */
+	size_t count;
+	uint64_t tag_addr, key, data;	/* the header's fields */
+	void *context;
+	uint64_t flags;			/* op flags (FI_INJECT copies) */
+	uint64_t cq_flags;		/* its completion's flags */
+	bool silent;			/* fi_inject*: no completion entry */
+};
+/* Check the sizes, take an xfer and queue it (it leaves at once when
+ * the queue was empty). 0, -FI_EINVAL, -FI_EMSGSIZE, -FI_EAGAIN, or
+ * tcp_ep_can_post's refusal. Takes ep->lock. */
+ssize_t tcp_ep_post(struct tcp_ep *ep, const struct tcp_post *p);
 /* May an operation be posted now? 0, -FI_ENOTCONN (the connection is
  * gone) or -FI_EOPBADSTATE (never connected). Under ep->lock. */
 int tcp_ep_can_post(const struct tcp_ep *ep);

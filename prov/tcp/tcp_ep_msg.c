@@ -26,47 +26,21 @@ static ssize_t tcp_ep_send_common(struct tcp_ep *ep, uint8_t op,
 				  uint64_t tag, uint64_t data, void *context,
 				  uint64_t flags, bool silent)
 {
-	struct tcp_xfer *x;
-	size_t total;
-	ssize_t ret = 0;
+	struct tcp_post p = {
+		.op = op,
+		.hdr_flags = ((flags & FI_REMOTE_CQ_DATA) ? TCP_F_CQ_DATA : 0) |
+			     ((flags & FI_DELIVERY_COMPLETE) ? TCP_F_ACK_REQ : 0),
+		.iov = iov, .count = count, .tag_addr = tag, .data = data,
+		.context = context, .flags = flags, .silent = silent,
+		.cq_flags = (op == TCP_OP_TAGGED ? FI_TAGGED : FI_MSG) |
+			    FI_SEND,
+	};
 
-	if (count > TCP_IOV_MAX || (count && !iov))
-		return -FI_EINVAL;
 	if (flags & ~TCP_SEND_FLAGS)
 		return -FI_EBADFLAGS;
 	if (op == TCP_OP_TAGGED && !(ep->base.caps & FI_TAGGED))
 		return -FI_EOPNOTSUPP;
-	total = tcp_iov_total(iov, count);
-	if ((flags & FI_INJECT) && total > ep->max_inject)
-		return -FI_EINVAL;
-	if (total > ep->limits.max_msg_size)
-		return -FI_EMSGSIZE;
-	pthread_mutex_lock(&ep->lock);
-	ret = tcp_ep_can_post(ep);
-	if (ret)
-		goto out;
-	x = tcp_ep_xfer_get(ep, false);
-	if (!x) {
-		ret = -FI_EAGAIN;
-		goto out;
-	}
-	x->hdr.op = op;
-	x->hdr.flags = ((flags & FI_REMOTE_CQ_DATA) ? TCP_F_CQ_DATA : 0) |
-		       ((flags & FI_DELIVERY_COMPLETE) ? TCP_F_ACK_REQ : 0);
-	x->hdr.id = htole32(x->id);
-	x->hdr.size = htole64(total);
-	x->hdr.tag_addr = htole64(tag);
-	x->hdr.data = htole64((flags & FI_REMOTE_CQ_DATA) ? data : 0);
-	x->context = context;
-	x->op_flags = flags;
-	x->silent = silent;
-	x->len = total;
-	x->cq_flags = (op == TCP_OP_TAGGED ? FI_TAGGED : FI_MSG) | FI_SEND;
-	tcp_xfer_set_payload(x, iov, count, total, flags & FI_INJECT);
-	tcp_ep_tx_queue(ep, x);
-out:
-	pthread_mutex_unlock(&ep->lock);
-	return ret;
+	return tcp_ep_post(ep, &p);
 }
 
 ssize_t tcp_ep_post_send(struct tcp_ep *ep, uint8_t op,

@@ -24,58 +24,25 @@ static ssize_t tcp_rma_post(struct tcp_ep *ep, bool is_read,
 			    uint64_t addr, uint64_t key, uint64_t data,
 			    void *context, uint64_t flags, bool silent)
 {
-	struct tcp_xfer *x;
-	size_t total, i;
-	ssize_t ret = 0;
+	struct tcp_post p = {
+		.op = is_read ? TCP_OP_READ_REQ : TCP_OP_WRITE,
+		/* a write is always acknowledged: the target's refusal must
+		 * reach the initiator as an error completion */
+		.hdr_flags = is_read ? 0 : (uint8_t)(TCP_F_ACK_REQ |
+			((flags & FI_REMOTE_CQ_DATA) ? TCP_F_CQ_DATA : 0)),
+		.iov = iov, .count = count, .tag_addr = addr, .key = key,
+		.data = data, .context = context, .flags = flags,
+		.silent = silent,
+		.cq_flags = FI_RMA | (is_read ? FI_READ : FI_WRITE),
+	};
 
-	if (count > TCP_IOV_MAX || (count && !iov))
-		return -FI_EINVAL;
 	if (flags & ~TCP_RMA_FLAGS)
 		return -FI_EBADFLAGS;
 	if (!(ep->base.caps & FI_RMA))
 		return -FI_EOPNOTSUPP;
-	total = tcp_iov_total(iov, count);
 	if (is_read && (flags & (FI_INJECT | FI_REMOTE_CQ_DATA)))
 		return -FI_EINVAL;
-	if ((flags & FI_INJECT) && total > ep->max_inject)
-		return -FI_EINVAL;
-	if (total > ep->limits.max_msg_size)
-		return -FI_EMSGSIZE;
-	pthread_mutex_lock(&ep->lock);
-	ret = tcp_ep_can_post(ep);
-	if (ret)
-		goto out;
-	x = tcp_ep_xfer_get(ep, false);
-	if (!x) {
-		ret = -FI_EAGAIN;
-		goto out;
-	}
-	x->hdr.op = is_read ? TCP_OP_READ_REQ : TCP_OP_WRITE;
-	/* a write is always acknowledged: the target's refusal must reach
-	 * the initiator as an error completion */
-	x->hdr.flags = is_read ? 0 : (uint8_t)(TCP_F_ACK_REQ |
-		((flags & FI_REMOTE_CQ_DATA) ? TCP_F_CQ_DATA : 0));
-	x->hdr.id = htole32(x->id);
-	x->hdr.size = htole64(total);
-	x->hdr.tag_addr = htole64(addr);
-	x->hdr.key = htole64(key);
-	x->hdr.data = htole64((flags & FI_REMOTE_CQ_DATA) ? data : 0);
-	x->context = context;
-	x->op_flags = flags;
-	x->silent = silent;
-	x->len = total;
-	x->cq_flags = FI_RMA | (is_read ? FI_READ : FI_WRITE);
-	if (is_read) {
-		for (i = 0; i < count; i++)
-			if (iov[i].iov_len)
-				x->rd_iov[x->rd_cnt++] = iov[i];
-	} else {
-		tcp_xfer_set_payload(x, iov, count, total, flags & FI_INJECT);
-	}
-	tcp_ep_tx_queue(ep, x);
-out:
-	pthread_mutex_unlock(&ep->lock);
-	return ret;
+	return tcp_ep_post(ep, &p);
 }
 
 static struct tcp_ep *tcp_rma_ep(struct fid_ep *e)

@@ -317,8 +317,10 @@ void tcp_ep_tx_fail_all(struct tcp_ep *ep, int err)
 	}
 }
 
-void tcp_xfer_set_payload(struct tcp_xfer *x, const struct iovec *iov,
-			  size_t count, size_t total, bool inject)
+/* The payload of a send or write: the caller's iovs, or (inject) a copy
+ * of them in the xfer's own buffer. */
+static void tcp_xfer_set_payload(struct tcp_xfer *x, const struct iovec *iov,
+				 size_t count, size_t total, bool inject)
 {
 	uint8_t *p = x->inject;
 	size_t i;
@@ -336,6 +338,55 @@ void tcp_xfer_set_payload(struct tcp_xfer *x, const struct iovec *iov,
 	for (i = 0; i < count; i++)
 		if (iov[i].iov_len)
 			x->iov[x->iov_cnt++] = iov[i];
+}
+
+ssize_t tcp_ep_post(struct tcp_ep *ep, const struct tcp_post *p)
+{
+	struct tcp_xfer *x;
+	size_t total, i;
+	ssize_t ret;
+
+	if (p->count > TCP_IOV_MAX || (p->count && !p->iov))
+		return -FI_EINVAL;
+	total = tcp_iov_total(p->iov, p->count);
+	if ((p->flags & FI_INJECT) && total > ep->max_inject)
+		return -FI_EINVAL;
+	if (total > ep->limits.max_msg_size)
+		return -FI_EMSGSIZE;
+	pthread_mutex_lock(&ep->lock);
+	ret = tcp_ep_can_post(ep);
+	if (ret)
+		goto out;
+	x = tcp_ep_xfer_get(ep, false);
+	if (!x) {
+		ret = -FI_EAGAIN;
+		goto out;
+	}
+	x->hdr.op = p->op;
+	x->hdr.flags = p->hdr_flags;
+	x->hdr.id = htole32(x->id);
+	x->hdr.size = htole64(total);
+	x->hdr.tag_addr = htole64(p->tag_addr);
+	x->hdr.key = htole64(p->key);
+	x->hdr.data = htole64((p->hdr_flags & TCP_F_CQ_DATA) ? p->data : 0);
+	x->context = p->context;
+	x->op_flags = p->flags;
+	x->silent = p->silent;
+	x->len = total;
+	x->cq_flags = p->cq_flags;
+	if (p->op == TCP_OP_READ_REQ) {
+		/* no payload leaves: the iovs are where the answer lands */
+		for (i = 0; i < p->count; i++)
+			if (p->iov[i].iov_len)
+				x->rd_iov[x->rd_cnt++] = p->iov[i];
+	} else {
+		tcp_xfer_set_payload(x, p->iov, p->count, total,
+				     p->flags & FI_INJECT);
+	}
+	tcp_ep_tx_queue(ep, x);
+out:
+	pthread_mutex_unlock(&ep->lock);
+	return ret;
 }
 
 int tcp_ep_can_post(const struct tcp_ep *ep)

@@ -59,6 +59,7 @@ static int tcp_fabric_close(struct fid *fid)
 	ret = pl_fabric_obj_fini(&fab->base);
 	if (ret)
 		return ret;	/* children remain: -FI_EBUSY */
+	/* acquire: pairs with the release in tcp_fabric_cm_start */
 	if (pl_load_acquire(&fab->cm_started)) {
 		(void)pl_progress_source_remove(fab->cm_ctx, &fab->cm_set.src);
 		(void)pl_progress_ctx_close(fab->cm_ctx);
@@ -101,7 +102,6 @@ int tcp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 		return -FI_ENOMEM;
 	pthread_mutex_init(&fab->cm_lock, NULL);
 	fab->cm_set.epfd = -1;
-	fab->api_version = attr->api_version;
 	pl_fabric_obj_init(&fab->base, attr->api_version, context);
 	fab->base.fabric_fid.fid.ops = &tcp_fabric_fid_ops;
 	fab->base.fabric_fid.ops = &tcp_fabric_ops;

@@ -326,6 +326,7 @@ static int tcp_pep_close(struct fid *fid)
 		tcp_sockset_del(&pep->fab->cm_set, pep->timer_fd,
 				&pep->timer_ev);
 	pthread_mutex_unlock(&pep->lock);
+	/* acquire: pairs with tcp_fabric_cm_start's release (cm_ctx) */
 	if (pl_load_acquire(&pep->fab->cm_started))
 		pl_progress_ctx_sync(pep->fab->cm_ctx);
 	while ((req = pep->pending)) {

@@ -46,11 +46,8 @@
 extern struct fi_provider tcp_prov;
 
 #define TCP_IOV_MAX		4	/* tx/rx iov_limit and rma_iov_limit */
-#define TCP_PREFIX		"tcp"
-
 #define TCP_LOG_WARN(subsys, ...) PL_LOG(&tcp_prov, FI_LOG_WARN, subsys, __VA_ARGS__)
 #define TCP_LOG_INFO(subsys, ...) PL_LOG(&tcp_prov, FI_LOG_INFO, subsys, __VA_ARGS__)
-#define TCP_LOG_DBG(subsys, ...) PL_LOG(&tcp_prov, FI_LOG_DEBUG, subsys, __VA_ARGS__)
 
 /* What one epoll set entry points at. */
 struct tcp_sock_ev {
@@ -112,7 +109,6 @@ struct tcp_fabric {
 	/* first: the engine's fabric object counts its children (domains,
 	 * EQs, wait sets, passive endpoints) for fi_close's -FI_EBUSY */
 	struct pl_fabric_obj base;
-	uint32_t api_version;		/* open only */
 	pthread_mutex_t cm_lock;	/* guards the lazy CM context start */
 	struct pl_progress_ctx *cm_ctx;	/* CM context, auto progress */
 	struct tcp_sockset cm_set;	/* its one source */

@@ -37,6 +37,8 @@ static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 		set->hot = NULL;
 		for (ev = hot; ev; ev = ev->hot_next)
 			ev->hot = false;
+		/* release, under hot_lock: an emptied list is published with
+		 * the flag; a later mark_hot sets it again under the lock */
 		pl_store_release(&set->any_hot, 0);
 		pthread_mutex_unlock(&set->hot_lock);
 		/* the owners are alive: unmark_hot (at close) runs under
@@ -112,7 +114,7 @@ void tcp_sockset_unmark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev)
 				break;
 			}
 		ev->hot = false;
-		if (!set->hot)
+		if (!set->hot)	/* release, under hot_lock: as in poll */
 			pl_store_release(&set->any_hot, 0);
 	}
 	pthread_mutex_unlock(&set->hot_lock);
@@ -129,6 +131,8 @@ int tcp_sockset_init(struct tcp_sockset *set, const char *name,
 	set->direct = direct;
 	set->ndev = set->nfds = 0;
 	set->hot = NULL;
+	/* relaxed: no other thread sees the set before the source is
+	 * added, which publishes it */
 	pl_store_relaxed(&set->any_hot, 0);
 	set->src = (struct pl_progress_source){
 		.poll = tcp_sockset_poll,

@@ -79,6 +79,8 @@ void tcp_srx_ref(struct tcp_srx *srx)
 
 void tcp_srx_unref(struct tcp_srx *srx)
 {
+	/* acq_rel: the endpoint's last use of the context is released to
+	 * close's acquire load */
 	pl_fetch_sub_acq_rel(&srx->refs, 1);
 }
 
