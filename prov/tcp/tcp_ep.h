@@ -173,6 +173,13 @@ struct tcp_ep {
 	struct tcp_xfer *tx_free, *reply_free;
 	struct tcp_xfer *txq_head, *txq_tail;
 	size_t waiting;			/* xfers in WAIT_ACK / WAIT_RESP */
+	/* coalescing (tcp_ep_tx.c): the queue holds sends kept for the
+	 * next progress pass; the endpoint is on its set's hot list */
+	bool tx_deferred;
+	bool tx_more;			/* ... because of FI_MORE */
+	size_t tx_deferred_iovs, tx_deferred_bytes;
+	uint64_t tx_pass;		/* set's passes at the last send that
+					 * left at once */
 
 	/* receive */
 	struct tcp_rxq rxq, trxq;	/* posted msg / tagged (no srx) */
@@ -224,9 +231,15 @@ struct tcp_xfer *tcp_ep_xfer_get(struct tcp_ep *ep, bool reply);
 void tcp_ep_xfer_put(struct tcp_ep *ep, struct tcp_xfer *x);
 /* Append x to the send queue and push what the socket takes. */
 void tcp_ep_tx_queue(struct tcp_ep *ep, struct tcp_xfer *x);
+/* The same for an application's operation (op flags: FI_MORE), which may
+ * be kept for the next progress pass to leave with others. */
+void tcp_ep_tx_queue_app(struct tcp_ep *ep, struct tcp_xfer *x,
+			 uint64_t flags);
 /* Push queued bytes until the socket is full. 0, or -FI_E* when the
  * connection failed (tcp_ep_fail already ran). */
 int tcp_ep_tx_flush(struct tcp_ep *ep);
+/* Flush sends kept for the next pass, if any (close, shutdown). */
+void tcp_ep_tx_flush_deferred(struct tcp_ep *ep);
 /* The xfer the peer's id names in state, or NULL (a forged id). */
 struct tcp_xfer *tcp_ep_xfer_lookup(struct tcp_ep *ep, uint32_t id,
 				    enum tcp_xfer_state state);

@@ -207,5 +207,6 @@ int tt_scn_trywait(void);	/* tcp_test_wait.c */
 int tt_scn_trywait_big(void);
 int tt_scn_trywait_rma(void);
 int tt_scn_burst(void);
+int tt_scn_held(void);		/* tcp_test_held.c */
 
 #endif /* PROPEL_TESTS_TCP_TEST_H */

@@ -26,6 +26,7 @@
  *   sizes    tcp_test_xfer.c;  rma, auto: tcp_test_rma.c
  *   kill     tcp_test_fail.c
  *   trywait, trywait_big, trywait_rma, burst   tcp_test_wait.c
+ *   held                                       tcp_test_held.c
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -401,6 +402,7 @@ static const struct {
 	{ "trywait_big", tt_scn_trywait_big },
 	{ "trywait_rma", tt_scn_trywait_rma },
 	{ "burst", tt_scn_burst },
+	{ "held", tt_scn_held },
 };
 
 int main(int argc, char **argv)
@@ -413,6 +415,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], scenarios[i].name))
 			return scenarios[i].fn();
 	fprintf(stderr, "usage: %s SCENARIO (cm, storm, sizes, rma, auto, "
-		"kill, trywait, trywait_big, trywait_rma, burst)\n", argv[0]);
+		"kill, trywait, trywait_big, trywait_rma, burst, held)\n",
+		argv[0]);
 	return 2;
 }
