@@ -44,6 +44,8 @@ enum tcp_xfer_state {
 	TCP_XFER_QUEUED,	/* in the send queue */
 	TCP_XFER_WAIT_ACK,	/* sent; completes on TCP_OP_ACK */
 	TCP_XFER_WAIT_RESP,	/* read sent; completes on READ_RESP */
+	TCP_XFER_WAIT_PARTS,	/* the last part of a multi-buffer RMA,
+				 * done: waits for its other parts */
 };
 
 /* An operation on the wire: an application's send, write or read, or a
@@ -66,6 +68,14 @@ struct tcp_xfer {
 	struct iovec rd_iov[TCP_IOV_MAX]; /* fi_read: where the data goes */
 	size_t rd_cnt;
 	uint8_t *inject;		/* FI_INJECT copy (max_inject bytes) */
+	/* A multi-buffer RMA: every part points at the last one, the
+	 * owner, which holds the application's context and completes once
+	 * all parts did, with the first error any of them met. NULL for a
+	 * single-buffer operation. */
+	struct tcp_xfer *owner;
+	uint8_t parts_left;		/* owner: parts not done yet */
+	int parts_status;		/* owner: first error, positive */
+	size_t parts_len;		/* owner: the operation's bytes */
 };
 
 /* A posted receive (also kept by a shared receive context). */
@@ -265,6 +275,10 @@ struct tcp_post {
  * the queue was empty). 0, -FI_EINVAL, -FI_EMSGSIZE, -FI_EAGAIN, or
  * tcp_ep_can_post's refusal. Takes ep->lock. */
 ssize_t tcp_ep_post(struct tcp_ep *ep, const struct tcp_post *p);
+/* The parts of one multi-buffer RMA (n <= TCP_RMA_IOV_MAX), posted all
+ * or none: the last carries the completion (tcp_xfer.owner). */
+ssize_t tcp_ep_post_parts(struct tcp_ep *ep, const struct tcp_post *p,
+			  size_t n);
 /* May an operation be posted now? 0, -FI_ENOTCONN (the connection is
  * gone) or -FI_EOPBADSTATE (never connected). Under ep->lock. */
 int tcp_ep_can_post(const struct tcp_ep *ep);

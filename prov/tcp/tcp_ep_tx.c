@@ -104,6 +104,10 @@ struct tcp_xfer *tcp_ep_xfer_get(struct tcp_ep *ep, bool reply)
 	x->rd_cnt = 0;
 	x->context = NULL;
 	x->len = 0;
+	x->owner = NULL;
+	x->parts_left = 0;
+	x->parts_status = 0;
+	x->parts_len = 0;
 	memset(&x->hdr, 0, sizeof(x->hdr));
 	x->iov[0].iov_base = &x->hdr;
 	x->iov[0].iov_len = sizeof(x->hdr);
@@ -156,6 +160,25 @@ void tcp_ep_xfer_done(struct tcp_ep *ep, struct tcp_xfer *x, int status)
 		 * may itself run inside the receive path) */
 		tcp_ep_xfer_put(ep, x);
 		return;
+	}
+	if (x->owner) {
+		/* one part of a multi-buffer RMA: the owner completes for
+		 * all of them, after the last (in whatever order they end:
+		 * a failed connection ends them in table order) */
+		struct tcp_xfer *o = x->owner;
+
+		if (status && !o->parts_status)
+			o->parts_status = status;
+		if (x != o)
+			tcp_ep_xfer_put(ep, x);
+		else
+			o->state = TCP_XFER_WAIT_PARTS;
+		if (--o->parts_left)
+			return;
+		status = o->parts_status;
+		x = o;
+		x->owner = NULL;
+		x->len = x->parts_len;
 	}
 	kind = !(x->cq_flags & FI_RMA) ? PL_EP_CNTR_SEND :
 	       (x->cq_flags & FI_READ) ? PL_EP_CNTR_READ : PL_EP_CNTR_WRITE;
@@ -415,11 +438,10 @@ static void tcp_xfer_set_payload(struct tcp_xfer *x, const struct iovec *iov,
 			x->iov[x->iov_cnt++] = iov[i];
 }
 
-ssize_t tcp_ep_post(struct tcp_ep *ep, const struct tcp_post *p)
+static ssize_t tcp_post_check(const struct tcp_ep *ep,
+			      const struct tcp_post *p, size_t *total_p)
 {
-	struct tcp_xfer *x;
-	size_t total, i;
-	ssize_t ret;
+	size_t total;
 
 	if (p->count > TCP_IOV_MAX || (p->count && !p->iov))
 		return -FI_EINVAL;
@@ -428,15 +450,15 @@ ssize_t tcp_ep_post(struct tcp_ep *ep, const struct tcp_post *p)
 		return -FI_EINVAL;
 	if (total > ep->limits.max_msg_size)
 		return -FI_EMSGSIZE;
-	pthread_mutex_lock(&ep->lock);
-	ret = tcp_ep_can_post(ep);
-	if (ret)
-		goto out;
-	x = tcp_ep_xfer_get(ep, false);
-	if (!x) {
-		ret = -FI_EAGAIN;
-		goto out;
-	}
+	*total_p = total;
+	return 0;
+}
+
+static void tcp_post_fill(struct tcp_xfer *x, const struct tcp_post *p,
+			  size_t total)
+{
+	size_t i;
+
 	x->hdr.op = p->op;
 	x->hdr.flags = p->hdr_flags;
 	x->hdr.id = htole32(x->id);
@@ -458,10 +480,56 @@ ssize_t tcp_ep_post(struct tcp_ep *ep, const struct tcp_post *p)
 		tcp_xfer_set_payload(x, p->iov, p->count, total,
 				     p->flags & FI_INJECT);
 	}
-	tcp_ep_tx_queue_app(ep, x, p->flags);
+}
+
+ssize_t tcp_ep_post_parts(struct tcp_ep *ep, const struct tcp_post *p,
+			  size_t n)
+{
+	struct tcp_xfer *x[TCP_RMA_IOV_MAX], *f;
+	size_t total[TCP_RMA_IOV_MAX], i, len = 0;
+	ssize_t ret;
+
+	if (!n || n > TCP_RMA_IOV_MAX)
+		return -FI_EINVAL;
+	for (i = 0; i < n; i++) {
+		ret = tcp_post_check(ep, &p[i], &total[i]);
+		if (ret)
+			return ret;
+		len += total[i];
+	}
+	pthread_mutex_lock(&ep->lock);
+	ret = tcp_ep_can_post(ep);
+	if (ret)
+		goto out;
+	/* all parts or none: count the free slots first */
+	for (i = 0, f = ep->tx_free; f && i < n; f = f->next)
+		i++;
+	if (i < n) {
+		ret = -FI_EAGAIN;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		x[i] = tcp_ep_xfer_get(ep, false);
+		tcp_post_fill(x[i], &p[i], total[i]);
+	}
+	if (n > 1) {
+		for (i = 0; i < n; i++)
+			x[i]->owner = x[n - 1];
+		x[n - 1]->parts_left = (uint8_t)n;
+		/* the completion reports the whole operation (len stays the
+		 * part's own: a read's answer is checked against it) */
+		x[n - 1]->parts_len = len;
+	}
+	for (i = 0; i < n; i++)
+		tcp_ep_tx_queue_app(ep, x[i], p[i].flags);
 out:
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
+}
+
+ssize_t tcp_ep_post(struct tcp_ep *ep, const struct tcp_post *p)
+{
+	return tcp_ep_post_parts(ep, p, 1);
 }
 
 int tcp_ep_can_post(const struct tcp_ep *ep)

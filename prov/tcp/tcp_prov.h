@@ -45,7 +45,10 @@
 
 extern struct fi_provider tcp_prov;
 
-#define TCP_IOV_MAX		4	/* tx/rx iov_limit and rma_iov_limit */
+#define TCP_IOV_MAX		4	/* tx/rx iov_limit */
+/* Remote buffers one fi_readmsg / fi_writemsg may name (rma_iov_limit):
+ * each is one wire operation, a part (TCP_F_PART) of the application's */
+#define TCP_RMA_IOV_MAX		4
 #define TCP_LOG_WARN(subsys, ...) PL_LOG(&tcp_prov, FI_LOG_WARN, subsys, __VA_ARGS__)
 #define TCP_LOG_INFO(subsys, ...) PL_LOG(&tcp_prov, FI_LOG_INFO, subsys, __VA_ARGS__)
 

@@ -209,6 +209,7 @@ int tt_scn_cm(void);		/* test_tcp_ep.c */
 int tt_scn_storm(void);
 int tt_scn_sizes(void);		/* tcp_test_xfer.c */
 int tt_scn_rma(void);		/* tcp_test_rma.c */
+int tt_scn_rma_iov(void);	/* tcp_test_rma_iov.c */
 int tt_scn_auto(void);
 int tt_scn_kill(void);		/* tcp_test_fail.c */
 int tt_scn_trywait(void);	/* tcp_test_wait.c */
