@@ -51,8 +51,8 @@ static PL_NOINLINE int rdm_ep_progress_poll_slow(struct rdm_ep_source *s,
 	 * so that it re-arms before it sleeps again (or backs off while the
 	 * application keeps polling). Only the first poll after an arm pays
 	 * the kick: one fence and one load when the thread is awake. */
-	armed = ep->tops->armed(ep);
-	n = ep->tops->poll(ep, budget);
+	armed = ep->armed;
+	n = rdm_ep_poll(ep, budget);
 	if (ep->locking) {
 		/* relaxed: see rdm_ep_progress_skip */
 		pl_store_relaxed(&ep->dirty, ep->tops->idle(ep) ? 0u : 1u);
@@ -73,7 +73,7 @@ int rdm_ep_progress_poll(struct pl_progress_source *src, unsigned budget)
 		return 0;
 	/* no lock to take, no sleeping thread to tell: the transport's
 	 * poll, as a tail call (the spinning poller's path) */
-	if (PL_LIKELY(!ep->locking && !ep->tops->armed(ep)))
+	if (PL_LIKELY(!ep->locking && !ep->armed))
 		return ep->tops->poll(ep, budget);
 	return rdm_ep_progress_poll_slow(s, budget);
 }
@@ -86,6 +86,8 @@ int rdm_ep_progress_arm(struct pl_progress_source *src)
 	if (!rdm_ep_lock_try(ep))
 		return -FI_EAGAIN;	/* an application call is under way */
 	ret = ep->ready ? ep->tops->arm(ep) : 0;
+	if (!ret && ep->ready)
+		ep->armed = true;
 	rdm_ep_lock_untry(ep);
 	return ret;
 }

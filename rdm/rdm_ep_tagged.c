@@ -8,6 +8,7 @@
 
 #include "pl_compiler.h"
 #include "rdm_ep.h"
+#include "rdm_ep_tx.h"
 
 static ssize_t rdm_ep_tagged_recvv(struct fid_ep *e, const struct iovec *iov,
 				void **desc, size_t count, fi_addr_t src,

@@ -82,7 +82,7 @@ ssize_t shm_ep_rma_submit_locked(struct shm_ep *ep,
 	t = rdm_ep_txe_get(&ep->rdm);
 	if (!t) {
 		/* every entry waits for its completion: move them on */
-		shm_xfer_ep_poll(ep->xep, PL_PROGRESS_POLL_BUDGET);
+		rdm_ep_poll(&ep->rdm, PL_PROGRESS_POLL_BUDGET);
 		t = rdm_ep_txe_get(&ep->rdm);
 		if (!t) {
 			ret = -FI_EAGAIN;
@@ -96,7 +96,7 @@ ssize_t shm_ep_rma_submit_locked(struct shm_ep *ep,
 	shm_ep_rma_msg_of(r, &m, t);
 	ret = shm_ep_rma_xfer(ep, xp, r, &m);
 	if (ret == -FI_EAGAIN) {
-		shm_xfer_ep_poll(ep->xep, PL_PROGRESS_POLL_BUDGET);
+		rdm_ep_poll(&ep->rdm, PL_PROGRESS_POLL_BUDGET);
 		ret = shm_ep_rma_xfer(ep, xp, r, &m);
 	}
 	if (ret == 0) {

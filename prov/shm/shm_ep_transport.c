@@ -20,14 +20,17 @@
  * passes them through unconverted). */
 static_assert(SHM_XF_TAGGED == RDM_RX_TAGGED, "tagged bit");
 static_assert(SHM_XF_CQ_DATA == RDM_RX_CQ_DATA, "cq data bit");
+/* The core's send flags are the protocol layer's (the send op passes
+ * them through): the receiver's acknowledgement after placing gives
+ * delivery complete, and in node-local memory the data placed is
+ * committed. */
+static_assert(SHM_XF_TAGGED == RDM_TX_TAGGED &&
+	      SHM_XF_CQ_DATA == RDM_TX_CQ_DATA &&
+	      SHM_XF_DELIVERY == RDM_TX_DELIVERY &&
+	      SHM_XF_INJECT == RDM_TX_INJECT, "send flag bits");
 /* The AV's addresses (shm_av.c) fit the core's address buffers. */
 static_assert(SHM_NAME_MAX <= RDM_EP_ADDR_MAX, "shm names fit");
 
-/* Completion levels the receiver's acknowledgement after placing gives:
- * delivery complete implies match complete (the message was matched),
- * and in node-local memory the data placed is committed. */
-#define SHM_EP_TRANSPORT_DELIVERY (FI_DELIVERY_COMPLETE | FI_MATCH_COMPLETE | \
-				   FI_COMMIT_COMPLETE)
 
 static inline struct shm_ep *shm_ep_transport_ep(struct rdm_ep *r)
 {
@@ -64,16 +67,12 @@ static void shm_ep_transport_peer_close(struct rdm_ep *r, void *tpeer)
 static int shm_ep_transport_send(struct rdm_ep *r, void *tpeer,
 				 const struct rdm_tx_msg *msg)
 {
-	uint64_t f = msg->flags;
 	struct shm_xfer_msg m = {
 		.iov = msg->iov,
 		.iov_count = msg->iov_count,
 		.tag = msg->tag,
 		.cq_data = msg->cq_data,
-		.flags = ((f & FI_TAGGED) ? SHM_XF_TAGGED : 0) |
-			 ((f & FI_REMOTE_CQ_DATA) ? SHM_XF_CQ_DATA : 0) |
-			 ((f & SHM_EP_TRANSPORT_DELIVERY) ? SHM_XF_DELIVERY : 0) |
-			 ((f & FI_INJECT) ? SHM_XF_INJECT : 0),
+		.flags = msg->flags,	/* same bits, asserted above */
 		.context = msg->context,
 	};
 
@@ -142,11 +141,6 @@ static int shm_ep_transport_arm(struct rdm_ep *r)
 	return shm_xfer_ep_arm(shm_ep_transport_ep(r)->xep);
 }
 
-static bool shm_ep_transport_armed(struct rdm_ep *r)
-{
-	return shm_xfer_ep_armed(shm_ep_transport_ep(r)->xep);
-}
-
 static bool shm_ep_transport_idle(struct rdm_ep *r)
 {
 	return shm_xfer_ep_idle(shm_ep_transport_ep(r)->xep);
@@ -168,7 +162,6 @@ const struct rdm_transport_ops shm_ep_transport_ops = {
 	.rx_src_name = shm_ep_transport_rx_src_name,
 	.poll = shm_ep_transport_poll,
 	.arm = shm_ep_transport_arm,
-	.armed = shm_ep_transport_armed,
 	.idle = shm_ep_transport_idle,
 	.queue_hint = shm_ep_transport_queue_hint,
 };

@@ -16,7 +16,8 @@
  *   tx/rx_op_flags               fi_control (GET/SETOPSFLAG)  application
  *   match, peers, retired, txe   data calls (send/recv/       the lock (below)
  *   pool, mrecv, ux_av_gen,      cancel), the progress
- *   closing, the transport's     source, transport upcalls
+ *   closing, armed, the          source, transport upcalls
+ *   transport's
  *   own state                    (inside its ops)
  *   naliases                     fi_ep_alias / alias close,   application
  *                                endpoint close               (control path)
@@ -137,6 +138,10 @@ struct rdm_ep {
 	 * lock-free "nothing to do" shortcut (rdm_ep_progress.c) is off.
 	 * Relaxed atomic: written under the lock, read without it. */
 	pl_atomic_u32		dirty;
+	/* the transport's arm answered 0 and it has not been polled since:
+	 * a sleeper may rely on its fd, so the next poll kicks the context
+	 * (rdm_ep_progress.c). Under the lock. */
+	bool			armed;
 
 	struct pl_match		match;
 	struct rdm_ep_peer	*peers;	 /* [npeers], by AV slot index */
@@ -333,12 +338,6 @@ static inline int rdm_ep_peer_get(struct rdm_ep *ep, fi_addr_t dest,
 
 /* ---- send path (rdm_ep_tx.c) ---- */
 
-/* The send of fi_msg and fi_tagged. flags: the operation's (FI_TAGGED,
- * FI_REMOTE_CQ_DATA, FI_INJECT, FI_DELIVERY_COMPLETE, FI_COMPLETION,
- * RDM_EP_F_NOCOMP). Called WITHOUT the lock. */
-ssize_t rdm_ep_tx_send(struct rdm_ep *ep, const struct iovec *iov,
-		       size_t count, fi_addr_t dest, uint64_t tag,
-		       uint64_t data, void *context, uint64_t flags);
 /* Upcall: a send that answered 1 completed (context: msg->context). */
 void rdm_ep_tx_done(struct rdm_ep *ep, void *context, int status);
 /* fi_tx_size_left. */
@@ -360,6 +359,14 @@ ssize_t rdm_ep_rx_cancel(fid_t fid, void *context);
 ssize_t rdm_ep_rx_size_left(struct fid_ep *e);
 
 /* ---- the progress source (rdm_ep_progress.c) ---- */
+
+/* A progress pass of the transport from a data call (under the lock):
+ * every poll goes through here or the source, which keep armed. */
+static inline int rdm_ep_poll(struct rdm_ep *ep, unsigned budget)
+{
+	ep->armed = false;
+	return ep->tops->poll(ep, budget);
+}
 
 /* The endpoint as a progress source: the transport's poll and arm under
  * the endpoint's locking strategy. The provider embeds one, fills src's

@@ -42,11 +42,14 @@
  *   rx_src_name(ep, src, buf, size)  the sender's address as bytes for
  *        FI_SOURCE_ERR's err_data: copies at most size bytes, returns
  *        the length written (0: none).
- *   poll(ep, budget), arm(ep), armed(ep), idle(ep), queue_hint(ep)
+ *   poll(ep, budget), arm(ep), idle(ep), queue_hint(ep)
  *        the progress source's members (pl_progress.h), which the core
  *        wraps with its locking strategy (rdm_ep_progress_poll):
- *        armed: armed since its last poll (a sleeper relies on the fd);
- *        idle: nothing but new incoming traffic can give a poll work;
+ *        arm answers 0 when a sleeper may rely on the fd, and then the
+ *        transport stays armed until its next poll (the core keeps
+ *        track of that itself: every poll and arm goes through it,
+ *        rdm_ep_poll); idle: nothing but new incoming traffic can give
+ *        a poll work (not armed either);
  *        queue_hint: may incoming traffic be waiting? Called WITHOUT
  *        the serialization (atomic loads only): false positives are
  *        fine, a "no" may lag, a later call sees it.
@@ -83,17 +86,21 @@
 
 struct rdm_ep;
 
+/* rdm_tx_msg.flags: what the transport's protocol needs to know. */
+#define RDM_TX_TAGGED		(1u << 0)	/* FI_TAGGED */
+#define RDM_TX_CQ_DATA		(1u << 1)	/* FI_REMOTE_CQ_DATA */
+/* complete only once the receiver placed it: FI_DELIVERY_COMPLETE
+ * (and the levels it implies, FI_MATCH_COMPLETE, FI_COMMIT_COMPLETE) */
+#define RDM_TX_DELIVERY		(1u << 2)
+#define RDM_TX_INJECT		(1u << 3)	/* buffer reusable on return */
+
 /* A send as the core hands it down. */
 struct rdm_tx_msg {
 	const struct iovec	*iov;
 	size_t			iov_count;	/* <= the endpoint's iov_limit */
 	uint64_t		tag;		/* FI_TAGGED only */
 	uint64_t		cq_data;	/* FI_REMOTE_CQ_DATA only */
-	/* the operation's flags: FI_TAGGED, FI_REMOTE_CQ_DATA, FI_INJECT
-	 * (buffer reusable on return), FI_DELIVERY_COMPLETE /
-	 * FI_MATCH_COMPLETE / FI_COMMIT_COMPLETE (complete only once the
-	 * receiver placed it), and others the transport ignores */
-	uint64_t		flags;
+	uint32_t		flags;		/* RDM_TX_* */
 	void			*context;	/* given back by rdm_ep_tx_done */
 };
 
@@ -132,7 +139,6 @@ struct rdm_transport_ops {
 			      size_t size);
 	int (*poll)(struct rdm_ep *ep, unsigned budget);
 	int (*arm)(struct rdm_ep *ep);
-	bool (*armed)(struct rdm_ep *ep);
 	bool (*idle)(struct rdm_ep *ep);
 	bool (*queue_hint)(struct rdm_ep *ep);
 };
