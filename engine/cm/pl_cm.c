@@ -15,7 +15,8 @@
 /* One CM entry with its data, written in a single call so that a reader
  * never sees the entry without its data. */
 static int pl_cm_write(struct fid_eq *eq, uint32_t event, fid_t fid,
-		       struct fi_info *info, const void *data, size_t len)
+		       struct fi_info *info, const void *data, size_t len,
+		       uint64_t flags)
 {
 	struct fi_eq_cm_entry *e;
 	size_t size = sizeof(*e) + len;
@@ -30,7 +31,7 @@ static int pl_cm_write(struct fid_eq *eq, uint32_t event, fid_t fid,
 	e->info = info;
 	if (len)
 		memcpy(e->data, data, len);
-	ret = pl_eq_write_event(eq, event, e, size, 0);
+	ret = pl_eq_write_event(eq, event, e, size, flags);
 	free(e);
 	return ret < 0 ? (int)ret : 0;
 }
@@ -38,7 +39,9 @@ static int pl_cm_write(struct fid_eq *eq, uint32_t event, fid_t fid,
 int pl_cm_write_connreq(struct fid_eq *eq, fid_t pep, struct fi_info *info,
 			const void *data, size_t len)
 {
-	int ret = pl_cm_write(eq, FI_CONNREQ, pep, info, data, len);
+	/* bounded by the EQ's size: a request the EQ refuses is the
+	 * provider's to end (pl_cm.h) */
+	int ret = pl_cm_write(eq, FI_CONNREQ, pep, info, data, len, 0);
 
 	/* the event owns info; a failed write leaves nobody else to free
 	 * it, and its handle is the provider's to end */
@@ -52,12 +55,12 @@ int pl_cm_write_connreq(struct fid_eq *eq, fid_t pep, struct fi_info *info,
 int pl_cm_write_connected(struct fid_eq *eq, fid_t ep, const void *data,
 			  size_t len)
 {
-	return pl_cm_write(eq, FI_CONNECTED, ep, NULL, data, len);
+	return pl_cm_write(eq, FI_CONNECTED, ep, NULL, data, len, PL_EQ_OWED);
 }
 
 int pl_cm_write_shutdown(struct fid_eq *eq, fid_t ep)
 {
-	return pl_cm_write(eq, FI_SHUTDOWN, ep, NULL, NULL, 0);
+	return pl_cm_write(eq, FI_SHUTDOWN, ep, NULL, NULL, 0, PL_EQ_OWED);
 }
 
 int pl_cm_write_error(struct fid_eq *eq, fid_t ep, void *context, int err,
@@ -67,8 +70,8 @@ int pl_cm_write_error(struct fid_eq *eq, fid_t ep, void *context, int err,
 
 	if (!eq || err <= 0)
 		return -FI_EINVAL;
-	ret = pl_eq_write_error(eq, ep, context, 0, err, -err, (void *)data,
-				data ? len : 0);
+	ret = pl_eq_write_error_owed(eq, ep, context, 0, err, -err,
+				     (void *)data, data ? len : 0);
 	return ret < 0 ? (int)ret : 0;
 }
 

@@ -62,13 +62,14 @@ static bool pl_eq_ready(struct pl_waitable *w)
 	return pl_load_acquire(&q->count) > 0;
 }
 
-/* -FI_EAGAIN (nothing queued) when the EQ holds its size already. */
+/* -FI_EAGAIN (nothing queued) when the EQ holds its size already,
+ * unless the entry is owed (pl_eq.h, overrun). */
 static int pl_eq_push(struct pl_eq *q, struct pl_eq_list *l,
-		      struct pl_eq_ent *e)
+		      struct pl_eq_ent *e, bool owed)
 {
 	pthread_mutex_lock(&q->lock);
 	/* relaxed: count only changes under the lock, which we hold */
-	if (pl_load_relaxed(&q->count) >= q->size) {
+	if (!owed && pl_load_relaxed(&q->count) >= q->size) {
 		pthread_mutex_unlock(&q->lock);
 		return -FI_EAGAIN;
 	}
@@ -134,7 +135,8 @@ static bool pl_eq_is_cm(uint32_t event)
  * application's; a provider's becomes the reader's, or is freed with an
  * entry nobody read. */
 static ssize_t pl_eq_write_ent(struct fid_eq *eq, uint32_t event,
-			       const void *buf, size_t len, bool by_app)
+			       const void *buf, size_t len, bool by_app,
+			       bool owed)
 {
 	struct pl_eq_ent *e;
 	size_t min;
@@ -152,7 +154,7 @@ static ssize_t pl_eq_write_ent(struct fid_eq *eq, uint32_t event,
 	e->len = len;
 	if (len)
 		memcpy(e->buf, buf, len);
-	ret = pl_eq_push(PL_EQ(eq), &PL_EQ(eq)->ev, e);
+	ret = pl_eq_push(PL_EQ(eq), &PL_EQ(eq)->ev, e, owed);
 	if (ret) {
 		free(e);	/* the caller keeps what it passed */
 		return ret;
@@ -163,13 +165,16 @@ static ssize_t pl_eq_write_ent(struct fid_eq *eq, uint32_t event,
 ssize_t pl_eq_write_event(struct fid_eq *eq, uint32_t event,
 			  const void *buf, size_t len, uint64_t flags)
 {
-	(void)flags;
-	return pl_eq_write_ent(eq, event, buf, len, false);
+	if (flags & ~PL_EQ_OWED)
+		return -FI_EINVAL;
+	return pl_eq_write_ent(eq, event, buf, len, false,
+			       (flags & PL_EQ_OWED) != 0);
 }
 
-ssize_t pl_eq_write_error(struct fid_eq *eq, fid_t fid, void *context,
-			  uint64_t data, int err, int prov_errno,
-			  void *err_data, size_t err_data_size)
+static ssize_t pl_eq_write_err_ent(struct fid_eq *eq, fid_t fid,
+				   void *context, uint64_t data, int err,
+				   int prov_errno, void *err_data,
+				   size_t err_data_size, bool owed)
 {
 	struct pl_eq_ent *e;
 
@@ -192,12 +197,28 @@ ssize_t pl_eq_write_error(struct fid_eq *eq, fid_t fid, void *context,
 		memcpy(e->err_data, err_data, err_data_size);
 		e->err.err_data_size = err_data_size;
 	}
-	if (pl_eq_push(PL_EQ(eq), &PL_EQ(eq)->err, e)) {
+	if (pl_eq_push(PL_EQ(eq), &PL_EQ(eq)->err, e, owed)) {
 		free(e->err_data);
 		free(e);
 		return -FI_EAGAIN;
 	}
 	return 0;
+}
+
+ssize_t pl_eq_write_error(struct fid_eq *eq, fid_t fid, void *context,
+			  uint64_t data, int err, int prov_errno,
+			  void *err_data, size_t err_data_size)
+{
+	return pl_eq_write_err_ent(eq, fid, context, data, err, prov_errno,
+				   err_data, err_data_size, false);
+}
+
+ssize_t pl_eq_write_error_owed(struct fid_eq *eq, fid_t fid, void *context,
+			       uint64_t data, int err, int prov_errno,
+			       void *err_data, size_t err_data_size)
+{
+	return pl_eq_write_err_ent(eq, fid, context, data, err, prov_errno,
+				   err_data, err_data_size, true);
 }
 
 static ssize_t pl_eq_read(struct fid_eq *feq, uint32_t *event, void *buf,
@@ -284,7 +305,7 @@ static ssize_t pl_eq_write(struct fid_eq *eq, uint32_t event, const void *buf,
 	(void)flags;
 	if (!(PL_EQ(eq)->flags & FI_WRITE))
 		return -FI_EINVAL;
-	return pl_eq_write_ent(eq, event, buf, len, true);
+	return pl_eq_write_ent(eq, event, buf, len, true, false);
 }
 
 static int64_t pl_eq_now_ms(void)

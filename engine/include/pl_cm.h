@@ -34,13 +34,16 @@
 /*
  * FI_CONNREQ on eq for the passive endpoint pep: info (owned by the event
  * from now on, whatever the return) goes to the reader, data (len bytes,
- * may be NULL when len is 0) follows the entry. 0 or -FI_E*.
+ * may be NULL when len is 0) follows the entry. 0 or -FI_E*; -FI_EAGAIN
+ * when the EQ is full: the provider then ends the request, so that the
+ * peer's connect fails at once instead of waiting.
  */
 int pl_cm_write_connreq(struct fid_eq *eq, fid_t pep, struct fi_info *info,
 			const void *data, size_t len);
 
 /* FI_CONNECTED (with the peer's accept data) or FI_SHUTDOWN on eq for
- * endpoint ep. 0 or -FI_E*. */
+ * endpoint ep; owed events (pl_eq.h, overrun): a full EQ still takes
+ * them. Write each at most once per connection. 0 or -FI_E*. */
 int pl_cm_write_connected(struct fid_eq *eq, fid_t ep, const void *data,
 			  size_t len);
 int pl_cm_write_shutdown(struct fid_eq *eq, fid_t ep);
@@ -48,7 +51,8 @@ int pl_cm_write_shutdown(struct fid_eq *eq, fid_t ep);
 /*
  * An error event for ep: err a positive FI_E* value (FI_ECONNREFUSED for
  * a reject, with the peer's reject data in data/len, copied), context
- * the endpoint's context. 0 or -FI_E*.
+ * the endpoint's context. Owed, as above: write it once, for the end of
+ * a connect or of a connection. 0 or -FI_E*.
  */
 int pl_cm_write_error(struct fid_eq *eq, fid_t ep, void *context, int err,
 		      const void *data, size_t len);

@@ -22,6 +22,13 @@
  * together (PL_EQ_DEFAULT_SIZE when 0); beyond that fi_eq_write,
  * pl_eq_write_event and pl_eq_write_error answer -FI_EAGAIN and queue
  * nothing, so a producer nobody reads cannot grow it without bound.
+ * Owed entries are the exception: an endpoint's FI_CONNECTED, its
+ * FI_SHUTDOWN and the error that ends its connect (pl_cm.h writes them
+ * with PL_EQ_OWED / pl_eq_write_error_owed) are queued even past the
+ * size, because dropping one would leave the application waiting for an
+ * event that never comes, and a producer cannot wait for room (it runs
+ * in a progress pass). They stay bounded: each endpoint bound to the EQ
+ * owes at most one of each per connection.
  * A provider's FI_CONNREQ hands its fi_info to the reader; one still
  * queued when the EQ closes is freed with it (fi_eq_write's stays the
  * writer's).
@@ -50,11 +57,17 @@
 
 int pl_eq_open(struct fid_fabric *f, struct fi_eq_attr *attr,
 	       struct fid_eq **eq_p, void *context);
+/* flags: 0 or PL_EQ_OWED (-FI_EINVAL for any other bit). */
+#define PL_EQ_OWED	(1ULL << 0)
 ssize_t pl_eq_write_event(struct fid_eq *eq, uint32_t event,
 			  const void *buf, size_t len, uint64_t flags);
 ssize_t pl_eq_write_error(struct fid_eq *eq, fid_t fid, void *context,
 			  uint64_t data, int err, int prov_errno,
 			  void *err_data, size_t err_data_size);
+/* The same for an error an endpoint owes (overrun, above). */
+ssize_t pl_eq_write_error_owed(struct fid_eq *eq, fid_t fid, void *context,
+			       uint64_t data, int err, int prov_errno,
+			       void *err_data, size_t err_data_size);
 /* An object is being closed: drop every queued event and error entry
  * that names fid (fi_eq(3) readers must never see a closed fid; a
  * CONNREQ's fi_info goes with its entry). Returns how many. Any thread. */

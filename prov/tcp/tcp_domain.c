@@ -16,6 +16,7 @@
 #include "pl_fid_nosys.h"
 #include "pl_mr.h"
 #include "pl_poll.h"
+#include "tcp_params.h"
 #include "tcp_prov.h"
 
 static struct fi_ops tcp_domain_fid_ops;
@@ -152,6 +153,8 @@ int tcp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	if (ret)
 		goto err_keymap;
 	d->virt_addr = (d->base.mr_mode & FI_MR_VIRT_ADDR) != 0;
+	d->coalesce = tcp_params_get()->tx_coalesce &&
+		      info->domain_attr->data_progress != FI_PROGRESS_AUTO;
 	ret = tcp_sockset_init(&d->data_set, "tcp data", true);
 	if (ret)
 		goto err_domain;

@@ -69,7 +69,9 @@ static int tcp_ep_data_handle(struct tcp_sock_ev *ev, uint32_t events)
 	if (pl_exchange_acq_rel(&ep->srx_woken, 0))
 		/* a shared receive context re-armed the socket for us */
 		ep->events = EPOLLIN | EPOLLOUT;
-	if ((events & EPOLLOUT) && (head = ep->txq_head)) {
+	/* a writable socket, or sends kept for this pass (tcp_ep_tx.c) */
+	if (((events & EPOLLOUT) || ep->tx_deferred) &&
+	    (head = ep->txq_head)) {
 		if (tcp_ep_tx_flush(ep)) {
 			work = 1;	/* the connection failed: reported */
 			goto out;
@@ -148,8 +150,11 @@ static int tcp_ep_close(struct fid *fid)
 					    base.ep_fid.fid);
 
 	pthread_mutex_lock(&ep->lock);
-	/* pending operations complete as cancelled (the CQs outlive the
-	 * endpoint), then nothing more is written */
+	/* sends kept for the next pass were posted before the close: they
+	 * leave as they would have without coalescing (if the socket takes
+	 * them); pending operations complete as cancelled (the CQs outlive
+	 * the endpoint), then nothing more is written */
+	tcp_ep_tx_flush_deferred(ep);
 	if (ep->state != TCP_EP_DOWN)
 		tcp_ep_fail(ep, FI_ECANCELED, false);
 	ep->closing = true;
@@ -381,6 +386,7 @@ static int tcp_ep_shutdown(struct fid_ep *ep_fid, uint64_t flags)
 	if (!ep || flags)
 		return -FI_EINVAL;
 	pthread_mutex_lock(&ep->lock);
+	tcp_ep_tx_flush_deferred(ep);	/* posted before the shutdown */
 	if (ep->fd >= 0)
 		(void)shutdown(ep->fd, SHUT_RDWR);
 	/* the peer gets FI_SHUTDOWN when it reads the end of the stream;

@@ -44,6 +44,8 @@ enum tcp_xfer_state {
 	TCP_XFER_QUEUED,	/* in the send queue */
 	TCP_XFER_WAIT_ACK,	/* sent; completes on TCP_OP_ACK */
 	TCP_XFER_WAIT_RESP,	/* read sent; completes on READ_RESP */
+	TCP_XFER_WAIT_PARTS,	/* the last part of a multi-buffer RMA,
+				 * done: waits for its other parts */
 };
 
 /* An operation on the wire: an application's send, write or read, or a
@@ -66,6 +68,14 @@ struct tcp_xfer {
 	struct iovec rd_iov[TCP_IOV_MAX]; /* fi_read: where the data goes */
 	size_t rd_cnt;
 	uint8_t *inject;		/* FI_INJECT copy (max_inject bytes) */
+	/* A multi-buffer RMA: every part points at the last one, the
+	 * owner, which holds the application's context and completes once
+	 * all parts did, with the first error any of them met. NULL for a
+	 * single-buffer operation. */
+	struct tcp_xfer *owner;
+	uint8_t parts_left;		/* owner: parts not done yet */
+	int parts_status;		/* owner: first error, positive */
+	size_t parts_len;		/* owner: the operation's bytes */
 };
 
 /* A posted receive (also kept by a shared receive context). */
@@ -173,6 +183,13 @@ struct tcp_ep {
 	struct tcp_xfer *tx_free, *reply_free;
 	struct tcp_xfer *txq_head, *txq_tail;
 	size_t waiting;			/* xfers in WAIT_ACK / WAIT_RESP */
+	/* coalescing (tcp_ep_tx.c): the queue holds sends kept for the
+	 * next progress pass; the endpoint is on its set's hot list */
+	bool tx_deferred;
+	bool tx_more;			/* ... because of FI_MORE */
+	size_t tx_deferred_iovs, tx_deferred_bytes;
+	uint64_t tx_pass;		/* set's passes at the last send that
+					 * left at once */
 
 	/* receive */
 	struct tcp_rxq rxq, trxq;	/* posted msg / tagged (no srx) */
@@ -224,9 +241,15 @@ struct tcp_xfer *tcp_ep_xfer_get(struct tcp_ep *ep, bool reply);
 void tcp_ep_xfer_put(struct tcp_ep *ep, struct tcp_xfer *x);
 /* Append x to the send queue and push what the socket takes. */
 void tcp_ep_tx_queue(struct tcp_ep *ep, struct tcp_xfer *x);
+/* The same for an application's operation (op flags: FI_MORE), which may
+ * be kept for the next progress pass to leave with others. */
+void tcp_ep_tx_queue_app(struct tcp_ep *ep, struct tcp_xfer *x,
+			 uint64_t flags);
 /* Push queued bytes until the socket is full. 0, or -FI_E* when the
  * connection failed (tcp_ep_fail already ran). */
 int tcp_ep_tx_flush(struct tcp_ep *ep);
+/* Flush sends kept for the next pass, if any (close, shutdown). */
+void tcp_ep_tx_flush_deferred(struct tcp_ep *ep);
 /* The xfer the peer's id names in state, or NULL (a forged id). */
 struct tcp_xfer *tcp_ep_xfer_lookup(struct tcp_ep *ep, uint32_t id,
 				    enum tcp_xfer_state state);
@@ -252,6 +275,10 @@ struct tcp_post {
  * the queue was empty). 0, -FI_EINVAL, -FI_EMSGSIZE, -FI_EAGAIN, or
  * tcp_ep_can_post's refusal. Takes ep->lock. */
 ssize_t tcp_ep_post(struct tcp_ep *ep, const struct tcp_post *p);
+/* The parts of one multi-buffer RMA (n <= TCP_RMA_IOV_MAX), posted all
+ * or none: the last carries the completion (tcp_xfer.owner). */
+ssize_t tcp_ep_post_parts(struct tcp_ep *ep, const struct tcp_post *p,
+			  size_t n);
 /* May an operation be posted now? 0, -FI_ENOTCONN (the connection is
  * gone) or -FI_EOPBADSTATE (never connected). Under ep->lock. */
 int tcp_ep_can_post(const struct tcp_ep *ep);

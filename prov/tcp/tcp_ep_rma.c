@@ -4,8 +4,11 @@
  * its payload and is acknowledged by the target once placed (or refused:
  * the target checks key, range and access before any byte lands, and the
  * refusal comes back as the initiator's error completion); a read sends a
- * request and completes when the answer's payload is in place. One remote
- * buffer per operation (rma_iov_limit 1). Under ep->lock (tcp_ep.h).
+ * request and completes when the answer's payload is in place. An
+ * operation that names several remote buffers (fi_readmsg / fi_writemsg,
+ * up to TCP_RMA_IOV_MAX) is sent as one wire operation per buffer, its
+ * parts (TCP_F_PART on all but the last); it completes once, when every
+ * part did (tcp_xfer.owner). Under ep->lock (tcp_ep.h).
  */
 #include <string.h>
 
@@ -13,6 +16,7 @@
 #include <rdma/fi_rma.h>
 
 #include "pl_compiler.h"
+#include "pl_iov.h"
 #include "tcp_ep.h"
 
 #define TCP_RMA_FLAGS (FI_COMPLETION | FI_INJECT | FI_REMOTE_CQ_DATA | \
@@ -43,6 +47,66 @@ static ssize_t tcp_rma_post(struct tcp_ep *ep, bool is_read,
 	if (is_read && (flags & (FI_INJECT | FI_REMOTE_CQ_DATA)))
 		return -FI_EINVAL;
 	return tcp_ep_post(ep, &p);
+}
+
+/* fi_readmsg / fi_writemsg: one part per remote buffer, each taking its
+ * share of the local iovs in order. */
+static ssize_t tcp_rma_post_msg(struct tcp_ep *ep, bool is_read,
+				const struct fi_msg_rma *msg, uint64_t flags)
+{
+	struct iovec piece[TCP_RMA_IOV_MAX][TCP_IOV_MAX];
+	struct tcp_post p[TCP_RMA_IOV_MAX];
+	size_t n, i, total;
+	uint64_t off = 0;
+
+	if (!msg || !msg->rma_iov || !msg->rma_iov_count ||
+	    msg->rma_iov_count > TCP_RMA_IOV_MAX ||
+	    msg->iov_count > TCP_IOV_MAX ||
+	    (msg->iov_count && !msg->msg_iov))
+		return -FI_EINVAL;
+	n = msg->rma_iov_count;
+	total = tcp_iov_total(msg->msg_iov, msg->iov_count);
+	for (i = 0; i < n; i++)
+		off += msg->rma_iov[i].len;
+	if (off != total)
+		return -FI_EINVAL;
+	if (n == 1)
+		return tcp_rma_post(ep, is_read, msg->msg_iov, msg->iov_count,
+				    msg->rma_iov[0].addr, msg->rma_iov[0].key,
+				    msg->data, msg->context, flags, false);
+	if (flags & ~TCP_RMA_FLAGS)
+		return -FI_EBADFLAGS;
+	if (!(ep->base.caps & FI_RMA))
+		return -FI_EOPNOTSUPP;
+	if (is_read && (flags & (FI_INJECT | FI_REMOTE_CQ_DATA)))
+		return -FI_EINVAL;
+	/* an inject's bytes are copied at the call: all of them, once */
+	if ((flags & FI_INJECT) && total > ep->max_inject)
+		return -FI_EINVAL;
+	for (i = 0, off = 0; i < n; i++) {
+		bool last = i + 1 == n;
+		uint8_t hf = last ? 0 : TCP_F_PART;
+
+		if (!is_read)
+			hf |= TCP_F_ACK_REQ |
+			      ((last && (flags & FI_REMOTE_CQ_DATA)) ?
+			       TCP_F_CQ_DATA : 0);
+		p[i] = (struct tcp_post){
+			.op = is_read ? TCP_OP_READ_REQ : TCP_OP_WRITE,
+			.hdr_flags = hf,
+			.iov = piece[i],
+			.count = pl_iov_slice(msg->msg_iov, msg->iov_count, off,
+					      msg->rma_iov[i].len, piece[i]),
+			.tag_addr = msg->rma_iov[i].addr,
+			.key = msg->rma_iov[i].key,
+			.data = msg->data,
+			.context = msg->context,
+			.flags = flags,
+			.cq_flags = FI_RMA | (is_read ? FI_READ : FI_WRITE),
+		};
+		off += msg->rma_iov[i].len;
+	}
+	return tcp_ep_post_parts(ep, p, n);
 }
 
 static struct tcp_ep *tcp_rma_ep(struct fid_ep *e)
@@ -80,14 +144,7 @@ static ssize_t tcp_rma_readv(struct fid_ep *e, const struct iovec *iov,
 static ssize_t tcp_rma_readmsg(struct fid_ep *e, const struct fi_msg_rma *msg,
 			       uint64_t flags)
 {
-	if (!msg || msg->rma_iov_count != 1 || !msg->rma_iov)
-		return -FI_EINVAL;
-	if (tcp_iov_total(msg->msg_iov, msg->iov_count) !=
-	    msg->rma_iov[0].len)
-		return -FI_EINVAL;
-	return tcp_rma_post(tcp_rma_ep(e), true, msg->msg_iov, msg->iov_count,
-			    msg->rma_iov[0].addr, msg->rma_iov[0].key, 0,
-			    msg->context, flags, false);
+	return tcp_rma_post_msg(tcp_rma_ep(e), true, msg, flags);
 }
 
 static ssize_t tcp_rma_write(struct fid_ep *e, const void *buf, size_t len,
@@ -118,15 +175,7 @@ static ssize_t tcp_rma_writev(struct fid_ep *e, const struct iovec *iov,
 static ssize_t tcp_rma_writemsg(struct fid_ep *e,
 				const struct fi_msg_rma *msg, uint64_t flags)
 {
-	if (!msg || msg->rma_iov_count != 1 || !msg->rma_iov)
-		return -FI_EINVAL;
-	if (tcp_iov_total(msg->msg_iov, msg->iov_count) !=
-	    msg->rma_iov[0].len)
-		return -FI_EINVAL;
-	return tcp_rma_post(tcp_rma_ep(e), false, msg->msg_iov,
-			    msg->iov_count, msg->rma_iov[0].addr,
-			    msg->rma_iov[0].key, msg->data, msg->context,
-			    flags, false);
+	return tcp_rma_post_msg(tcp_rma_ep(e), false, msg, flags);
 }
 
 static ssize_t tcp_rma_inject(struct fid_ep *e, const void *buf, size_t len,

@@ -447,7 +447,8 @@ static int tcp_rx_dispatch_read_req(struct tcp_ep *ep)
 	iov.iov_len = (size_t)rs->hdr.size;
 	(void)tcp_ep_reply(ep, TCP_OP_READ_RESP, rs->hdr.id, -ret, &iov,
 			   (size_t)rs->hdr.size);
-	if (!ret) {
+	/* an operation of several buffers counts once, at its last */
+	if (!ret && !(rs->hdr.flags & TCP_F_PART)) {
 		cntr = pl_ep_cntr(&ep->base, PL_EP_CNTR_REMOTE_READ);
 		if (cntr)
 			pl_cntr_inc(cntr);
@@ -558,7 +559,9 @@ static void tcp_rx_finish(struct tcp_ep *ep)
 					   0);
 		break;
 	case TCP_RX_T_WRITE:
-		cntr = pl_ep_cntr(&ep->base, PL_EP_CNTR_REMOTE_WRITE);
+		/* an operation of several buffers counts once, at its last */
+		cntr = (rs->hdr.flags & TCP_F_PART) ? NULL :
+		       pl_ep_cntr(&ep->base, PL_EP_CNTR_REMOTE_WRITE);
 		if (cntr)
 			pl_cntr_inc(cntr);
 		if ((rs->hdr.flags & TCP_F_CQ_DATA) && ep->base.rx_cq &&

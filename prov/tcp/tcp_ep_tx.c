@@ -14,6 +14,17 @@
  *
  * The flush gathers the queued xfers' remaining bytes into one sendmsg,
  * so small messages posted while the socket was busy leave together.
+ *
+ * Coalescing (manual data progress, tcp_domain.coalesce): a send posted
+ * while the queue is empty leaves at once when a progress pass ran since
+ * the last send that did; otherwise (or with FI_MORE) it stays queued,
+ * the endpoint goes on its set's hot list, and the next pass flushes it
+ * with the others. A window of sends then costs two system calls, and a
+ * ping-pong, whose every send follows a pass, loses nothing. The hot list
+ * keeps fi_trywait honest (arm() says -FI_EAGAIN while it is not empty),
+ * and manual progress is the application's promise to call again. A
+ * batch that reaches TCP_TX_GATHER iovecs or TCP_TX_COALESCE_BYTES, or a
+ * send larger than TCP_TX_COALESCE_MSG, leaves at once.
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,7 +39,9 @@
 #include "tcp_ep.h"
 #include "tcp_sock.h"
 
-#define TCP_TX_GATHER	64	/* iovecs per sendmsg */
+#define TCP_TX_GATHER	128	/* iovecs per sendmsg */
+#define TCP_TX_COALESCE_BYTES	65536	/* a kept batch leaves past this */
+#define TCP_TX_COALESCE_MSG	4096	/* larger sends never wait */
 #define TCP_ID_INDEX	0xffffu
 
 int tcp_ep_tx_init(struct tcp_ep *ep)
@@ -47,6 +60,8 @@ int tcp_ep_tx_init(struct tcp_ep *ep)
 		}
 	}
 	ep->tx_free = ep->reply_free = NULL;
+	/* no pass has the number UINT64_MAX: the first send leaves at once */
+	ep->tx_pass = UINT64_MAX;
 	for (i = n; i-- > 0;) {
 		struct tcp_xfer *x = &ep->xfers[i];
 
@@ -89,6 +104,10 @@ struct tcp_xfer *tcp_ep_xfer_get(struct tcp_ep *ep, bool reply)
 	x->rd_cnt = 0;
 	x->context = NULL;
 	x->len = 0;
+	x->owner = NULL;
+	x->parts_left = 0;
+	x->parts_status = 0;
+	x->parts_len = 0;
 	memset(&x->hdr, 0, sizeof(x->hdr));
 	x->iov[0].iov_base = &x->hdr;
 	x->iov[0].iov_len = sizeof(x->hdr);
@@ -142,6 +161,25 @@ void tcp_ep_xfer_done(struct tcp_ep *ep, struct tcp_xfer *x, int status)
 		tcp_ep_xfer_put(ep, x);
 		return;
 	}
+	if (x->owner) {
+		/* one part of a multi-buffer RMA: the owner completes for
+		 * all of them, after the last (in whatever order they end:
+		 * a failed connection ends them in table order) */
+		struct tcp_xfer *o = x->owner;
+
+		if (status && !o->parts_status)
+			o->parts_status = status;
+		if (x != o)
+			tcp_ep_xfer_put(ep, x);
+		else
+			o->state = TCP_XFER_WAIT_PARTS;
+		if (--o->parts_left)
+			return;
+		status = o->parts_status;
+		x = o;
+		x->owner = NULL;
+		x->len = x->parts_len;
+	}
 	kind = !(x->cq_flags & FI_RMA) ? PL_EP_CNTR_SEND :
 	       (x->cq_flags & FI_READ) ? PL_EP_CNTR_READ : PL_EP_CNTR_WRITE;
 	cntr = pl_ep_cntr(&ep->base, kind);
@@ -171,10 +209,8 @@ out:
 	tcp_ep_xfer_put(ep, x);
 }
 
-void tcp_ep_tx_queue(struct tcp_ep *ep, struct tcp_xfer *x)
+static void tcp_ep_tx_append(struct tcp_ep *ep, struct tcp_xfer *x)
 {
-	bool was_empty = !ep->txq_head;
-
 	x->state = TCP_XFER_QUEUED;
 	x->total = tcp_iov_total(x->iov, x->iov_cnt);
 	x->next = NULL;
@@ -183,9 +219,67 @@ void tcp_ep_tx_queue(struct tcp_ep *ep, struct tcp_xfer *x)
 	else
 		ep->txq_head = x;
 	ep->txq_tail = x;
+}
+
+void tcp_ep_tx_queue(struct tcp_ep *ep, struct tcp_xfer *x)
+{
+	bool was_empty = !ep->txq_head;
+
+	tcp_ep_tx_append(ep, x);
 	if (ep->state != TCP_EP_CONNECTED)
 		return;		/* flushed once connected */
 	if (was_empty)
+		(void)tcp_ep_tx_flush(ep);
+}
+
+static bool tcp_ep_tx_may_keep(const struct tcp_ep *ep,
+			       const struct tcp_xfer *x, uint64_t flags)
+{
+	if (x->total > TCP_TX_COALESCE_MSG ||
+	    ep->tx_deferred_iovs + x->iov_cnt > TCP_TX_GATHER ||
+	    ep->tx_deferred_bytes + x->total > TCP_TX_COALESCE_BYTES)
+		return false;
+	if (flags & FI_MORE)
+		return true;
+	/* the last call of an FI_MORE series sends the series (fi_msg(3));
+	 * relaxed: tcp_prov.h, passes */
+	return !ep->tx_more &&
+	       ep->tx_pass == pl_load_relaxed(&ep->dom->data_set.passes);
+}
+
+void tcp_ep_tx_queue_app(struct tcp_ep *ep, struct tcp_xfer *x,
+			 uint64_t flags)
+{
+	bool was_empty = !ep->txq_head;
+
+	if (!ep->dom->coalesce || ep->state != TCP_EP_CONNECTED ||
+	    (!was_empty && !ep->tx_deferred)) {
+		/* not coalescing, not connected yet, or the socket is full
+		 * and EPOLLOUT will take the queue */
+		tcp_ep_tx_queue(ep, x);
+		return;
+	}
+	x->total = tcp_iov_total(x->iov, x->iov_cnt);
+	if (tcp_ep_tx_may_keep(ep, x, flags)) {
+		tcp_ep_tx_append(ep, x);
+		ep->tx_more |= (flags & FI_MORE) != 0;
+		ep->tx_deferred_iovs += x->iov_cnt;
+		ep->tx_deferred_bytes += x->total;
+		if (!ep->tx_deferred) {
+			ep->tx_deferred = true;
+			tcp_sockset_mark_hot(&ep->dom->data_set, &ep->data_ev);
+		}
+		return;
+	}
+	/* relaxed: tcp_prov.h, passes */
+	ep->tx_pass = pl_load_relaxed(&ep->dom->data_set.passes);
+	tcp_ep_tx_append(ep, x);
+	(void)tcp_ep_tx_flush(ep);
+}
+
+void tcp_ep_tx_flush_deferred(struct tcp_ep *ep)
+{
+	if (ep->tx_deferred && ep->state == TCP_EP_CONNECTED)
 		(void)tcp_ep_tx_flush(ep);
 }
 
@@ -212,6 +306,10 @@ int tcp_ep_tx_flush(struct tcp_ep *ep)
 	size_t n, i, skip, done;
 	ssize_t ret;
 
+	/* whatever was kept for this flush leaves now, or (socket full)
+	 * waits for EPOLLOUT like any queued send */
+	ep->tx_deferred = ep->tx_more = false;
+	ep->tx_deferred_iovs = ep->tx_deferred_bytes = 0;
 	while (ep->txq_head && ep->state == TCP_EP_CONNECTED) {
 		/* gather: the head's remaining bytes, then whole xfers */
 		n = 0;
@@ -340,11 +438,10 @@ static void tcp_xfer_set_payload(struct tcp_xfer *x, const struct iovec *iov,
 			x->iov[x->iov_cnt++] = iov[i];
 }
 
-ssize_t tcp_ep_post(struct tcp_ep *ep, const struct tcp_post *p)
+static ssize_t tcp_post_check(const struct tcp_ep *ep,
+			      const struct tcp_post *p, size_t *total_p)
 {
-	struct tcp_xfer *x;
-	size_t total, i;
-	ssize_t ret;
+	size_t total;
 
 	if (p->count > TCP_IOV_MAX || (p->count && !p->iov))
 		return -FI_EINVAL;
@@ -353,15 +450,15 @@ ssize_t tcp_ep_post(struct tcp_ep *ep, const struct tcp_post *p)
 		return -FI_EINVAL;
 	if (total > ep->limits.max_msg_size)
 		return -FI_EMSGSIZE;
-	pthread_mutex_lock(&ep->lock);
-	ret = tcp_ep_can_post(ep);
-	if (ret)
-		goto out;
-	x = tcp_ep_xfer_get(ep, false);
-	if (!x) {
-		ret = -FI_EAGAIN;
-		goto out;
-	}
+	*total_p = total;
+	return 0;
+}
+
+static void tcp_post_fill(struct tcp_xfer *x, const struct tcp_post *p,
+			  size_t total)
+{
+	size_t i;
+
 	x->hdr.op = p->op;
 	x->hdr.flags = p->hdr_flags;
 	x->hdr.id = htole32(x->id);
@@ -383,10 +480,56 @@ ssize_t tcp_ep_post(struct tcp_ep *ep, const struct tcp_post *p)
 		tcp_xfer_set_payload(x, p->iov, p->count, total,
 				     p->flags & FI_INJECT);
 	}
-	tcp_ep_tx_queue(ep, x);
+}
+
+ssize_t tcp_ep_post_parts(struct tcp_ep *ep, const struct tcp_post *p,
+			  size_t n)
+{
+	struct tcp_xfer *x[TCP_RMA_IOV_MAX], *f;
+	size_t total[TCP_RMA_IOV_MAX], i, len = 0;
+	ssize_t ret;
+
+	if (!n || n > TCP_RMA_IOV_MAX)
+		return -FI_EINVAL;
+	for (i = 0; i < n; i++) {
+		ret = tcp_post_check(ep, &p[i], &total[i]);
+		if (ret)
+			return ret;
+		len += total[i];
+	}
+	pthread_mutex_lock(&ep->lock);
+	ret = tcp_ep_can_post(ep);
+	if (ret)
+		goto out;
+	/* all parts or none: count the free slots first */
+	for (i = 0, f = ep->tx_free; f && i < n; f = f->next)
+		i++;
+	if (i < n) {
+		ret = -FI_EAGAIN;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		x[i] = tcp_ep_xfer_get(ep, false);
+		tcp_post_fill(x[i], &p[i], total[i]);
+	}
+	if (n > 1) {
+		for (i = 0; i < n; i++)
+			x[i]->owner = x[n - 1];
+		x[n - 1]->parts_left = (uint8_t)n;
+		/* the completion reports the whole operation (len stays the
+		 * part's own: a read's answer is checked against it) */
+		x[n - 1]->parts_len = len;
+	}
+	for (i = 0; i < n; i++)
+		tcp_ep_tx_queue_app(ep, x[i], p[i].flags);
 out:
 	pthread_mutex_unlock(&ep->lock);
 	return ret;
+}
+
+ssize_t tcp_ep_post(struct tcp_ep *ep, const struct tcp_post *p)
+{
+	return tcp_ep_post_parts(ep, p, 1);
 }
 
 int tcp_ep_can_post(const struct tcp_ep *ep)

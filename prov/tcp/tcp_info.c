@@ -55,7 +55,7 @@ static void tcp_info_attrs(struct fi_info *info)
 	info->tx_attr->inject_size = p->max_inject;
 	info->tx_attr->size = p->tx_size;
 	info->tx_attr->iov_limit = TCP_IOV_MAX;
-	info->tx_attr->rma_iov_limit = 1;
+	info->tx_attr->rma_iov_limit = TCP_RMA_IOV_MAX;
 
 	info->rx_attr->caps = TCP_RX_CAPS;
 	info->rx_attr->op_flags = 0;

@@ -39,6 +39,11 @@ static const struct pl_param_def tcp_param_table[] = {
 	  "bytes of tagged messages an endpoint holds while no receive "
 	  "matches them (they arrived before their fi_trecv); past it, "
 	  "the connection waits for receives (flow control)" },
+	{ "tx_coalesce", FI_PARAM_BOOL, "true",
+	  "with manual data progress, small sends posted between two "
+	  "progress calls leave together in one system call at the next "
+	  "call (the first of them leaves at once); off: every send is "
+	  "written at once" },
 	{ "conn_timeout", FI_PARAM_INT, "10000",
 	  "milliseconds a connecting peer may take to send its connection "
 	  "request before the passive side drops it" },
@@ -86,6 +91,7 @@ static void tcp_params_read(void)
 	p->max_unexpected = pl_param_get_size(&tcp_prov, "max_unexpected",
 					      TCP_MAX_UNEXPECTED_DEFAULT, 0,
 					      SIZE_MAX / 2);
+	p->tx_coalesce = pl_param_get_bool(&tcp_prov, "tx_coalesce", true);
 	p->conn_timeout_ms = pl_param_get_int(&tcp_prov, "conn_timeout",
 					      10000, 1, 3600000);
 }

@@ -24,6 +24,7 @@ struct tcp_params {
 	size_t staging_size;	/* FI_TCP_STAGING_SIZE */
 	int conn_timeout_ms;	/* FI_TCP_CONN_TIMEOUT */
 	size_t max_unexpected;	/* FI_TCP_MAX_UNEXPECTED */
+	bool tx_coalesce;	/* FI_TCP_TX_COALESCE */
 };
 
 void tcp_params_define(void);

@@ -14,12 +14,19 @@ int tcp_proto_check_hdr(const struct tcp_hdr *h,
 	switch (h->op) {
 	case TCP_OP_MSG:
 	case TCP_OP_TAGGED:
+		if (h->status || (h->flags & TCP_F_PART) ||
+		    h->size > lim->max_msg_size)
+			return -FI_EIO;
+		return 0;
 	case TCP_OP_WRITE:
-		if (h->status || h->size > lim->max_msg_size)
+		if (h->status || h->size > lim->max_msg_size ||
+		    (h->flags & (TCP_F_PART | TCP_F_CQ_DATA)) ==
+		    (TCP_F_PART | TCP_F_CQ_DATA))
 			return -FI_EIO;
 		return 0;
 	case TCP_OP_READ_REQ:
-		if (h->status || h->flags || h->size > lim->max_read_size)
+		if (h->status || (h->flags & ~TCP_F_PART) ||
+		    h->size > lim->max_read_size)
 			return -FI_EIO;
 		return 0;
 	case TCP_OP_READ_RESP:

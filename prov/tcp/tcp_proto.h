@@ -61,7 +61,11 @@ enum tcp_op {
 /* hdr.flags */
 #define TCP_F_CQ_DATA	0x01	/* data carries remote CQ data */
 #define TCP_F_ACK_REQ	0x02	/* answer with TCP_OP_ACK once placed */
-#define TCP_F_ALL	(TCP_F_CQ_DATA | TCP_F_ACK_REQ)
+/* WRITE / READ_REQ only: one remote buffer of an operation that names
+ * several (rma_iov_count > 1), not its last. The target counts the
+ * operation once, at its last part, which alone may carry CQ data. */
+#define TCP_F_PART	0x04
+#define TCP_F_ALL	(TCP_F_CQ_DATA | TCP_F_ACK_REQ | TCP_F_PART)
 
 struct tcp_hdr {
 	uint8_t op;		/* enum tcp_op */

@@ -45,7 +45,10 @@
 
 extern struct fi_provider tcp_prov;
 
-#define TCP_IOV_MAX		4	/* tx/rx iov_limit and rma_iov_limit */
+#define TCP_IOV_MAX		4	/* tx/rx iov_limit */
+/* Remote buffers one fi_readmsg / fi_writemsg may name (rma_iov_limit):
+ * each is one wire operation, a part (TCP_F_PART) of the application's */
+#define TCP_RMA_IOV_MAX		4
 #define TCP_LOG_WARN(subsys, ...) PL_LOG(&tcp_prov, FI_LOG_WARN, subsys, __VA_ARGS__)
 #define TCP_LOG_INFO(subsys, ...) PL_LOG(&tcp_prov, FI_LOG_INFO, subsys, __VA_ARGS__)
 
@@ -62,8 +65,10 @@ struct tcp_sock_ev {
  * An epoll set driven as one progress source (the CM set, a domain's
  * data set), plus a list of "hot" entries: objects with work that no
  * socket readiness will announce (bytes already read into a staging
- * buffer when a pass ran out of budget). A pass serves the hot entries
- * first; arm() refuses to sleep while any is listed.
+ * buffer when a pass ran out of budget, sends kept for the next pass by
+ * coalescing). A pass serves the hot entries first (under direct polling,
+ * the call every listed socket gets serves them); arm() refuses to sleep
+ * while any is listed.
  */
 #define TCP_SOCKSET_DIRECT_MAX 4
 
@@ -88,6 +93,12 @@ struct tcp_sockset {
 	/* hot != NULL, for arm() without the lock: written under hot_lock
 	 * (release), read with acquire */
 	pl_atomic_int any_hot;
+	/* Passes begun over this set. Senders compare it with the value
+	 * they saw at their last immediate flush: sends posted between two
+	 * passes are coalesced (tcp_ep_tx.c). Relaxed everywhere: a stale
+	 * value only decides whether a send leaves now or at the next
+	 * pass, and no data is published through it. */
+	pl_atomic_u64 passes;
 };
 
 int tcp_sockset_init(struct tcp_sockset *set, const char *name,
@@ -123,6 +134,12 @@ struct tcp_domain {
 	struct tcp_fabric *fab;		/* open only */
 	struct tcp_sockset data_set;	/* connected sockets */
 	bool virt_addr;			/* open only: FI_MR_VIRT_ADDR */
+	/* open only: small sends posted between two progress passes leave
+	 * in one system call (tcp_ep_tx.c). Manual data progress only: the
+	 * application's next progress call is what sends them, and an auto
+	 * thread asleep in epoll would need a kick, which costs what the
+	 * coalescing saves. FI_TCP_TX_COALESCE turns it off. */
+	bool coalesce;
 };
 
 /* The fabric's CM context and set, started on first use. 0 or -FI_E*. */

@@ -30,6 +30,8 @@ static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 	int n, i, work = 0;
 
 	(void)budget;
+	/* relaxed: a heuristic for senders (tcp_prov.h) */
+	pl_fetch_add_relaxed(&set->passes, 1);
 	/* acquire: pairs with mark_hot's release store */
 	if (pl_load_acquire(&set->any_hot)) {
 		pthread_mutex_lock(&set->hot_lock);
@@ -41,13 +43,6 @@ static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 		 * the flag; a later mark_hot sets it again under the lock */
 		pl_store_release(&set->any_hot, 0);
 		pthread_mutex_unlock(&set->hot_lock);
-		/* the owners are alive: unmark_hot (at close) runs under
-		 * hot_lock before the owner's pl_progress_ctx_sync, which
-		 * waits for this pass */
-		while ((ev = hot)) {
-			hot = ev->hot_next;
-			work += ev->handle(ev, EPOLLIN);
-		}
 	}
 	if (set->direct) {
 		struct tcp_sock_ev *dev[TCP_SOCKSET_DIRECT_MAX];
@@ -59,14 +54,24 @@ static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 			memcpy(dev, set->dev, sizeof(dev[0]) * (size_t)nd);
 		}
 		pthread_mutex_unlock(&set->dlock);
-		/* the owners are alive as for the hot list: removal runs
-		 * under dlock before the owner's pl_progress_ctx_sync */
+		/* the owners are alive: removal runs under dlock before the
+		 * owner's pl_progress_ctx_sync, which waits for this pass.
+		 * Every socket of the set is listed, so the hot ones are
+		 * among them: one call each covers both (a hot entry whose
+		 * socket already left the set has nothing to do) */
 		if (nd >= 0) {
 			for (i = 0; i < nd; i++)
 				work += dev[i]->handle(dev[i],
 						       EPOLLIN | EPOLLOUT);
 			return work;
 		}
+	}
+	/* the owners are alive: unmark_hot (at close) runs under hot_lock
+	 * before the owner's pl_progress_ctx_sync, which waits for this
+	 * pass */
+	while ((ev = hot)) {
+		hot = ev->hot_next;
+		work += ev->handle(ev, EPOLLIN);
 	}
 	n = epoll_wait(set->epfd, evs, TCP_SOCKSET_BATCH, 0);
 	if (n <= 0)
@@ -134,6 +139,7 @@ int tcp_sockset_init(struct tcp_sockset *set, const char *name,
 	/* relaxed: no other thread sees the set before the source is
 	 * added, which publishes it */
 	pl_store_relaxed(&set->any_hot, 0);
+	pl_store_relaxed(&set->passes, 0);
 	set->src = (struct pl_progress_source){
 		.poll = tcp_sockset_poll,
 		.arm = tcp_sockset_arm,

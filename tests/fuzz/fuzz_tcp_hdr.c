@@ -55,12 +55,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (h.op) {
 	case TCP_OP_MSG:
 	case TCP_OP_TAGGED:
+		FUZZ_REQUIRE(!(h.flags & TCP_F_PART));
+		/* fall through */
 	case TCP_OP_WRITE:
 		FUZZ_REQUIRE(h.status == 0);
 		FUZZ_REQUIRE(h.size <= lim.max_msg_size);
+		/* only the last part of an operation carries CQ data */
+		FUZZ_REQUIRE(!(h.flags & TCP_F_PART) ||
+			     !(h.flags & TCP_F_CQ_DATA));
 		break;
 	case TCP_OP_READ_REQ:
 		FUZZ_REQUIRE(h.status == 0);
+		FUZZ_REQUIRE(!(h.flags & ~TCP_F_PART));
 		FUZZ_REQUIRE(h.size <= lim.max_read_size);
 		break;
 	case TCP_OP_READ_RESP:

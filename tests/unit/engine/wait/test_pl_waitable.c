@@ -11,6 +11,7 @@
 #include "pl_waitable.h"
 #include "pl_cntr.h"
 #include "pl_eq.h"
+#include "pl_cm.h"
 #include <string.h>
 
 /* a test-local waitable object: ready when `count` > 0 */
@@ -245,6 +246,63 @@ static void test_eq_overrun(void **s)
 	assert_int_equal(fi_close(&eq->fid), 0);
 }
 
+/* An endpoint's owed CM events (FI_CONNECTED, FI_SHUTDOWN, the error
+ * that ends a connect) are queued even on a full EQ: the application
+ * would wait for them forever. A connection request, which the provider
+ * can refuse, is not; its info is freed with the refused event (the ASan
+ * build's leak check sees it otherwise). Other flags are refused. */
+static void test_eq_owed(void **s)
+{
+	struct fi_eq_attr attr = { .wait_obj = FI_WAIT_NONE, .size = 2 };
+	struct fi_eq_entry ent = { .data = 1 };
+	struct {
+		struct fi_eq_cm_entry cm;
+		uint8_t data[8];
+	} out;
+	struct fi_eq_err_entry err;
+	struct fid_eq *eq;
+	struct fid ep_fid = { .fclass = FI_CLASS_EP };
+	uint32_t ev;
+
+	(void)s;
+	assert_int_equal(pl_eq_open(NULL, &attr, &eq, NULL), 0);
+	assert_int_equal(pl_eq_write_event(eq, FI_AV_COMPLETE, &ent,
+					   sizeof(ent), 1ULL << 5),
+			 -FI_EINVAL);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pl_eq_write_event(eq, FI_AV_COMPLETE, &ent,
+						   sizeof(ent), 0),
+				 sizeof(ent));
+	assert_int_equal(pl_eq_write_event(eq, FI_AV_COMPLETE, &ent,
+					   sizeof(ent), 0), -FI_EAGAIN);
+	assert_int_equal(pl_cm_write_connreq(eq, &ep_fid, fi_allocinfo(),
+					     NULL, 0), -FI_EAGAIN);
+	assert_int_equal(pl_cm_write_connected(eq, &ep_fid, "hi", 2), 0);
+	assert_int_equal(pl_cm_write_shutdown(eq, &ep_fid), 0);
+	assert_int_equal(pl_cm_write_error(eq, &ep_fid, NULL, FI_ECONNREFUSED,
+					   "no", 2), 0);
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(fi_eq_readerr(eq, &err, 0), sizeof(err));
+	assert_int_equal(err.err, FI_ECONNREFUSED);
+	assert_ptr_equal(err.fid, &ep_fid);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(fi_eq_read(eq, &ev, &ent, sizeof(ent), 0),
+				 sizeof(ent));
+		assert_int_equal(ev, FI_AV_COMPLETE);
+	}
+	assert_int_equal(fi_eq_read(eq, &ev, &out, sizeof(out), 0),
+			 sizeof(out.cm) + 2);
+	assert_int_equal(ev, FI_CONNECTED);
+	assert_ptr_equal(out.cm.fid, &ep_fid);
+	assert_memory_equal(out.cm.data, "hi", 2);
+	assert_int_equal(fi_eq_read(eq, &ev, &out, sizeof(out), 0),
+			 sizeof(out.cm));
+	assert_int_equal(ev, FI_SHUTDOWN);
+	assert_int_equal(fi_eq_read(eq, &ev, &out, sizeof(out), 0),
+			 -FI_EAGAIN);
+	assert_int_equal(fi_close(&eq->fid), 0);
+}
+
 /* A provider's FI_CONNREQ gives its fi_info to the reader; unread, the
  * EQ frees it at close (the ASan build's leak check sees one that is
  * not), and a read one stays the reader's to free. */
@@ -283,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_eq),
 		cmocka_unit_test(test_eq_rules),
 		cmocka_unit_test(test_eq_overrun),
+		cmocka_unit_test(test_eq_owed),
 		cmocka_unit_test(test_eq_connreq_info),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,9 +7,13 @@
  * counters; the libfabric objects of each side are its own.
  *
  * Failure: TT_CHECK prints the condition and exits 1; in the parent it
- * first kills the child. Every wait runs under an alarm() watchdog
- * (TT_WATCHDOG_S) whose handler names the phase that hung and exits 1,
- * so a hang is a failure, never a stuck test.
+ * first kills the child. Every wait runs under a watchdog that catches
+ * hangs, not slow runs: every TT_WATCHDOG_S seconds an alarm looks at the
+ * board's progress count (bumped by both processes whenever a completion
+ * or EQ event is read or a step announced, tt_progress); while it has
+ * moved the alarm re-arms, and only a whole period without progress
+ * names the phase that hung and exits 1. A hang is a failure, never a
+ * stuck test, and a loaded machine is never one.
  */
 #ifndef PROPEL_TESTS_TCP_TEST_H
 #define PROPEL_TESTS_TCP_TEST_H
@@ -56,8 +60,11 @@ void tt_fail(const char *file, int line, const char *what, long long val);
 				tt_v_);                                \
 	} while (0)
 
-/* Arm the watchdog for secs seconds (0 disarms) and name the phase. */
+/* Arm the watchdog for periods of secs seconds (0 disarms) and name the
+ * phase. */
 void tt_watch(const char *phase, unsigned secs);
+/* Count progress for the watchdog (any process of the test). */
+void tt_progress(void);
 
 /* What the two processes share. */
 struct tt_board {
@@ -65,6 +72,7 @@ struct tt_board {
 	_Atomic int step[2];		/* [TT_SERVER], [TT_CLIENT] */
 	_Atomic uint64_t val[32];	/* scenario-defined values */
 	uint8_t bytes[512];		/* scenario-defined (addresses, ...) */
+	_Atomic uint64_t beat;		/* progress count (tt_progress) */
 };
 
 #define TT_SERVER 0
@@ -201,11 +209,13 @@ int tt_scn_cm(void);		/* test_tcp_ep.c */
 int tt_scn_storm(void);
 int tt_scn_sizes(void);		/* tcp_test_xfer.c */
 int tt_scn_rma(void);		/* tcp_test_rma.c */
+int tt_scn_rma_iov(void);	/* tcp_test_rma_iov.c */
 int tt_scn_auto(void);
 int tt_scn_kill(void);		/* tcp_test_fail.c */
 int tt_scn_trywait(void);	/* tcp_test_wait.c */
 int tt_scn_trywait_big(void);
 int tt_scn_trywait_rma(void);
 int tt_scn_burst(void);
+int tt_scn_held(void);		/* tcp_test_held.c */
 
 #endif /* PROPEL_TESTS_TCP_TEST_H */

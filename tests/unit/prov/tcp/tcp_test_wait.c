@@ -155,6 +155,7 @@ static void tw_client(void *arg)
 		}
 		n = fi_cq_read(c.txcq, e, 32);
 		if (n > 0) {
+			tt_progress();
 			for (ssize_t i = 0; i < n; i++)
 				free_slot[nfree++] =
 					(int)(intptr_t)e[i].op_context;
@@ -214,6 +215,7 @@ int tt_scn_trywait(void)
 	while (got < tw_msgs) {
 		n = fi_cq_read(s.rxcq, e, 32);
 		if (n > 0) {
+			tt_progress();
 			for (ssize_t i = 0; i < n; i++) {
 				int k = (int)(intptr_t)e[i].op_context;
 				uint8_t *p = slot + (size_t)k * tw_slot;
@@ -343,6 +345,7 @@ static void tr_complete(struct tt_side *c, int ep, int n, int *sleeps)
 	while (n) {
 		r = fi_cq_read(c->txcq, e, TR_SLOTS);
 		if (r > 0) {
+			tt_progress();
 			n -= (int)r;
 			continue;
 		}

@@ -24,8 +24,10 @@
  *            EQ; open fds and RSS of both processes do not grow
  *            between cycle 100 and cycle 1000 beyond a small slack
  *   sizes    tcp_test_xfer.c;  rma, auto: tcp_test_rma.c
+ *   rma_iov  tcp_test_rma_iov.c
  *   kill     tcp_test_fail.c
  *   trywait, trywait_big, trywait_rma, burst   tcp_test_wait.c
+ *   held                                       tcp_test_held.c
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -395,12 +397,14 @@ static const struct {
 	{ "storm", tt_scn_storm },
 	{ "sizes", tt_scn_sizes },
 	{ "rma", tt_scn_rma },
+	{ "rma_iov", tt_scn_rma_iov },
 	{ "auto", tt_scn_auto },
 	{ "kill", tt_scn_kill },
 	{ "trywait", tt_scn_trywait },
 	{ "trywait_big", tt_scn_trywait_big },
 	{ "trywait_rma", tt_scn_trywait_rma },
 	{ "burst", tt_scn_burst },
+	{ "held", tt_scn_held },
 };
 
 int main(int argc, char **argv)
@@ -413,6 +417,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], scenarios[i].name))
 			return scenarios[i].fn();
 	fprintf(stderr, "usage: %s SCENARIO (cm, storm, sizes, rma, auto, "
-		"kill, trywait, trywait_big, trywait_rma, burst)\n", argv[0]);
+		"rma_iov, kill, trywait, trywait_big, trywait_rma, burst, "
+		"held)\n",
+		argv[0]);
 	return 2;
 }

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ofi_rxm's data protocol: what one rxm endpoint sends another over their
+ * core connection (rxm_conn.h). Every rxm message is one or more core
+ * messages, each starting with a struct rxm_hdr; the bytes come from
+ * another machine and are input (DESIGN.md section 7a): rxm_proto_check
+ * validates a header against our own limits, and a connection that sends
+ * a header that fails is closed.
+ *
+ * The protocols, by the size of the application's message:
+ *   eager      (size + header <= the receive buffer size): one core
+ *              message, RXM_OP_EAGER, with the whole payload;
+ *   segmented  (up to FI_OFI_RXM_SAR_LIMIT): RXM_OP_SAR messages, each a
+ *              full receive buffer but the last, numbered by seg from 0,
+ *              all with the same msg_id and the total size;
+ *   rendezvous (larger): RXM_OP_RNDV_REQ carries the sender's buffers as
+ *              struct rxm_rndv_iov entries (address, length, key of a
+ *              core registration); the receiver reads them with fi_read
+ *              and answers RXM_OP_RNDV_DONE with the same msg_id, which
+ *              completes the send.
+ * Byte order: little endian.
+ */
+#ifndef PROPEL_RXM_PROTO_H
+#define PROPEL_RXM_PROTO_H
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RXM_PROTO_VERSION	1
+#define RXM_RNDV_IOV_MAX	4	/* buffers one rendezvous names */
+
+enum rxm_op {
+	RXM_OP_EAGER = 1,
+	RXM_OP_SAR = 2,
+	RXM_OP_RNDV_REQ = 3,
+	RXM_OP_RNDV_DONE = 4,
+	RXM_OP_MAX = RXM_OP_RNDV_DONE,
+};
+
+/* rxm_hdr.flags */
+#define RXM_F_TAGGED	(1u << 0)	/* tag is the message's tag */
+#define RXM_F_CQ_DATA	(1u << 1)	/* cq_data goes to the completion */
+#define RXM_F_ALL	(RXM_F_TAGGED | RXM_F_CQ_DATA)
+
+struct rxm_hdr {
+	uint8_t version;	/* RXM_PROTO_VERSION */
+	uint8_t op;		/* enum rxm_op */
+	uint16_t flags;		/* RXM_F_*; 0 for RNDV_DONE */
+	uint32_t seg;		/* SAR: segment number; else 0 */
+	uint64_t size;		/* the application message's bytes; for
+				 * RNDV_DONE the bytes the target read */
+	uint64_t tag;
+	uint64_t cq_data;
+	uint64_t msg_id;	/* the sender's id of the message (SAR,
+				 * rendezvous); 0 for eager */
+};
+static_assert(sizeof(struct rxm_hdr) == 40, "rxm_hdr is 40 bytes");
+
+/* One sender buffer of a rendezvous request. */
+struct rxm_rndv_iov {
+	uint64_t addr;		/* as the core's MR mode addresses it */
+	uint64_t len;
+	uint64_t key;
+};
+static_assert(sizeof(struct rxm_rndv_iov) == 24, "rxm_rndv_iov: 24 B");
+
+/* RXM_OP_RNDV_REQ's payload: count, then count entries. */
+struct rxm_rndv_req {
+	uint32_t count;		/* 1..RXM_RNDV_IOV_MAX */
+	uint32_t zero;
+	struct rxm_rndv_iov iov[RXM_RNDV_IOV_MAX];
+};
+
+/* Our own limits, never the peer's. */
+struct rxm_proto_limits {
+	uint64_t max_msg_size;	/* the endpoint's max_msg_size */
+	size_t buf_size;	/* bytes of a receive buffer, header included */
+	uint64_t sar_limit;	/* largest segmented message */
+};
+
+/* Swap a header (or a rendezvous request) between wire and host order
+ * in place. */
+void rxm_hdr_swap(struct rxm_hdr *h);
+void rxm_rndv_req_swap(struct rxm_rndv_req *r, uint32_t count);
+
+/*
+ * Check a host-order header whose core message carried len bytes in all
+ * (header included): 0, -FI_ENOPROTOOPT (another version) or -FI_EINVAL.
+ * The rules: a known op and only its flags; size within max_msg_size;
+ * eager: len == header + size; SAR: len <= buf_size, a segment that is
+ * not past the message (seg * payload-per-segment < size), and exactly
+ * the bytes that segment must carry; RNDV_REQ: len covers the count and
+ * its entries; RNDV_DONE: header alone.
+ */
+int rxm_proto_check(const struct rxm_hdr *h, size_t len,
+		    const struct rxm_proto_limits *lim);
+
+/*
+ * Check a host-order rendezvous request of payload len bytes for a
+ * message of size bytes: 1 <= count <= RXM_RNDV_IOV_MAX, the entries fit
+ * len, every length nonzero, their sum exactly size and no addr + len
+ * wrapping. 0 or -FI_EINVAL.
+ */
+int rxm_rndv_check(const struct rxm_rndv_req *r, size_t len, uint64_t size);
+
+/* Payload bytes one SAR segment carries (the last carries the rest). */
+static inline size_t rxm_sar_seg_payload(const struct rxm_proto_limits *lim)
+{
+	return lim->buf_size - sizeof(struct rxm_hdr);
+}
+
+#endif /* PROPEL_RXM_PROTO_H */

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ofi_rxm's wire checks (prov/rxm/rxm_proto.c, rxm_cm_proto.c): every
+ * rule each check states, met and broken by one field at a time.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include <rdma/fi_errno.h>
+
+#include "rxm_cm_proto.h"
+#include "rxm_proto.h"
+
+static const struct rxm_proto_limits lim = {
+	.max_msg_size = 1ull << 40,
+	.buf_size = 16384,
+	.sar_limit = 1ull << 20,
+};
+
+static struct rxm_hdr hdr(uint8_t op, uint64_t size)
+{
+	struct rxm_hdr h = { .version = RXM_PROTO_VERSION, .op = op,
+			     .size = size };
+
+	return h;
+}
+
+static void test_eager(void **s)
+{
+	struct rxm_hdr h = hdr(RXM_OP_EAGER, 100);
+	size_t len = sizeof(h) + 100;
+
+	(void)s;
+	assert_int_equal(rxm_proto_check(&h, len, &lim), 0);
+	h.flags = RXM_F_TAGGED | RXM_F_CQ_DATA;
+	assert_int_equal(rxm_proto_check(&h, len, &lim), 0);
+	/* payload length must match the size exactly */
+	assert_int_equal(rxm_proto_check(&h, len - 1, &lim), -FI_EINVAL);
+	assert_int_equal(rxm_proto_check(&h, len + 1, &lim), -FI_EINVAL);
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) - 1, &lim),
+			 -FI_EINVAL);
+	h.flags = 1u << 5;	/* unknown flag */
+	assert_int_equal(rxm_proto_check(&h, len, &lim), -FI_EINVAL);
+	h.flags = 0;
+	h.msg_id = 9;		/* eager names no message id */
+	assert_int_equal(rxm_proto_check(&h, len, &lim), -FI_EINVAL);
+	h.msg_id = 0;
+	h.version = 2;
+	assert_int_equal(rxm_proto_check(&h, len, &lim), -FI_ENOPROTOOPT);
+	h = hdr(0, 0);
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
+	h = hdr(RXM_OP_MAX + 1, 0);
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
+	/* larger than the endpoint's max_msg_size */
+	h = hdr(RXM_OP_EAGER, lim.max_msg_size + 1);
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
+}
+
+static void test_sar(void **s)
+{
+	size_t per = rxm_sar_seg_payload(&lim);
+	uint64_t size = 2 * per + 10;	/* three segments */
+	struct rxm_hdr h = hdr(RXM_OP_SAR, size);
+
+	(void)s;
+	h.msg_id = 77;
+	h.seg = 0;
+	assert_int_equal(rxm_proto_check(&h, lim.buf_size, &lim), 0);
+	h.seg = 1;
+	assert_int_equal(rxm_proto_check(&h, lim.buf_size, &lim), 0);
+	h.seg = 2;		/* the last carries the rest */
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 10, &lim), 0);
+	assert_int_equal(rxm_proto_check(&h, lim.buf_size, &lim),
+			 -FI_EINVAL);
+	h.seg = 3;		/* past the message */
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 10, &lim),
+			 -FI_EINVAL);
+	h.seg = 0xffffffffu;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 10, &lim),
+			 -FI_EINVAL);
+	h.seg = 0;		/* short of a full buffer */
+	assert_int_equal(rxm_proto_check(&h, lim.buf_size - 1, &lim),
+			 -FI_EINVAL);
+	assert_int_equal(rxm_proto_check(&h, lim.buf_size + 1, &lim),
+			 -FI_EINVAL);
+	h.size = lim.sar_limit + 1;	/* beyond the segmented protocol */
+	assert_int_equal(rxm_proto_check(&h, lim.buf_size, &lim),
+			 -FI_EINVAL);
+}
+
+static void test_rndv(void **s)
+{
+	struct rxm_hdr h = hdr(RXM_OP_RNDV_REQ, 3000);
+	struct rxm_rndv_req r = { .count = 2 };
+	size_t plen = offsetof(struct rxm_rndv_req, iov) + 2 * sizeof(r.iov[0]);
+
+	(void)s;
+	h.msg_id = 5;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + plen, &lim), 0);
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 4, &lim),
+			 -FI_EINVAL);
+	r.iov[0] = (struct rxm_rndv_iov){ .addr = 0x1000, .len = 1000 };
+	r.iov[1] = (struct rxm_rndv_iov){ .addr = 0x9000, .len = 2000 };
+	assert_int_equal(rxm_rndv_check(&r, plen, 3000), 0);
+	assert_int_equal(rxm_rndv_check(&r, plen, 2999), -FI_EINVAL);
+	assert_int_equal(rxm_rndv_check(&r, plen - 1, 3000), -FI_EINVAL);
+	r.count = 0;
+	assert_int_equal(rxm_rndv_check(&r, plen, 3000), -FI_EINVAL);
+	r.count = RXM_RNDV_IOV_MAX + 1;
+	assert_int_equal(rxm_rndv_check(&r, sizeof(r), 3000), -FI_EINVAL);
+	r.count = 2;
+	r.iov[1].len = 0;
+	assert_int_equal(rxm_rndv_check(&r, plen, 1000), -FI_EINVAL);
+	/* an address range that wraps */
+	r.iov[1] = (struct rxm_rndv_iov){ .addr = UINT64_MAX - 10,
+					  .len = 2000 };
+	assert_int_equal(rxm_rndv_check(&r, plen, 3000), -FI_EINVAL);
+	/* lengths whose sum wraps to the size */
+	r.iov[0] = (struct rxm_rndv_iov){ .addr = 0, .len = UINT64_MAX };
+	r.iov[1] = (struct rxm_rndv_iov){ .addr = 0, .len = 3001 };
+	assert_int_equal(rxm_rndv_check(&r, plen, 3000), -FI_EINVAL);
+	r.iov[0].len = 1000;
+	r.iov[1].len = 2000;
+	r.zero = 1;
+	assert_int_equal(rxm_rndv_check(&r, plen, 3000), -FI_EINVAL);
+
+	h = hdr(RXM_OP_RNDV_DONE, 3000);
+	h.msg_id = 5;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), 0);
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 1, &lim),
+			 -FI_EINVAL);
+	h.flags = RXM_F_TAGGED;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
+}
+
+static void test_cm(void **s)
+{
+	struct sockaddr_in in = { .sin_family = AF_INET,
+				  .sin_port = htons(4242),
+				  .sin_addr.s_addr = htonl(0x7f000001) };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6,
+				    .sin6_port = htons(7),
+				    .sin6_scope_id = 3 };
+	struct sockaddr_storage back;
+	struct rxm_wire_addr a, b;
+	struct rxm_cm_data d;
+	struct rxm_cm_msg m;
+	uint8_t raw[sizeof(d)];
+
+	(void)s;
+	assert_int_equal(rxm_wire_addr_from_sa(&a, (void *)&in, sizeof(in)),
+			 0);
+	assert_int_equal(rxm_wire_addr_to_sa(&a, &back), sizeof(in));
+	assert_memory_equal(&back, &in, sizeof(in));
+	in6.sin6_addr.s6_addr[15] = 1;
+	assert_int_equal(rxm_wire_addr_from_sa(&b, (void *)&in6,
+					       sizeof(in6)), 0);
+	assert_int_equal(rxm_wire_addr_to_sa(&b, &back), sizeof(in6));
+	assert_memory_equal(&back, &in6, sizeof(in6));
+	assert_int_equal(rxm_wire_addr_from_sa(&b, (void *)&in6, 16),
+			 -FI_EINVAL);
+	assert_true(rxm_wire_addr_cmp(&a, &a) == 0);
+
+	rxm_cm_build(&d, RXM_CM_REQ, RXM_REJ_LOST_RACE, 0x1234, &a);
+	assert_int_equal(rxm_cm_parse(&d, sizeof(d), &m), 0);
+	assert_int_equal(m.kind, RXM_CM_REQ);
+	assert_int_equal(m.reason, RXM_REJ_NONE);	/* REJECT only */
+	assert_true(m.incarnation == 0x1234);
+	assert_int_equal(rxm_wire_addr_cmp(&m.addr, &a), 0);
+	assert_int_equal(rxm_cm_parse(&d, sizeof(d) - 1, &m), -FI_EINVAL);
+	assert_int_equal(rxm_cm_parse(NULL, sizeof(d), &m), -FI_EINVAL);
+	rxm_cm_build(&d, RXM_CM_REJECT, RXM_REJ_DUPLICATE, 1, &a);
+	assert_int_equal(rxm_cm_parse(&d, sizeof(d), &m), 0);
+	assert_int_equal(m.reason, RXM_REJ_DUPLICATE);
+
+	/* one broken field at a time */
+	memcpy(raw, &d, sizeof(d));
+	raw[0] ^= 1;			/* magic */
+	assert_int_equal(rxm_cm_parse(raw, sizeof(raw), &m), -FI_ENOPROTOOPT);
+	memcpy(raw, &d, sizeof(d));
+	raw[4] = 9;			/* version */
+	assert_int_equal(rxm_cm_parse(raw, sizeof(raw), &m), -FI_ENOPROTOOPT);
+	memcpy(raw, &d, sizeof(d));
+	raw[5] = 4;			/* kind */
+	assert_int_equal(rxm_cm_parse(raw, sizeof(raw), &m), -FI_EINVAL);
+	memcpy(raw, &d, sizeof(d));
+	raw[6] = RXM_REJ_MAX + 1;	/* reason */
+	assert_int_equal(rxm_cm_parse(raw, sizeof(raw), &m), -FI_EINVAL);
+	memcpy(raw, &d, sizeof(d));
+	raw[7] = 1;			/* reserved */
+	assert_int_equal(rxm_cm_parse(raw, sizeof(raw), &m), -FI_EINVAL);
+	memcpy(raw, &d, sizeof(d));
+	raw[16] = 5;			/* address family */
+	assert_int_equal(rxm_cm_parse(raw, sizeof(raw), &m), -FI_EINVAL);
+	memcpy(raw, &d, sizeof(d));
+	raw[16 + 8 + 4] = 1;		/* IPv4 bytes past the fourth */
+	assert_int_equal(rxm_cm_parse(raw, sizeof(raw), &m), -FI_EINVAL);
+	rxm_cm_build(&d, RXM_CM_ACCEPT, RXM_REJ_NONE, 1, &a);
+	memcpy(raw, &d, sizeof(d));
+	raw[6] = RXM_REJ_BAD;		/* a reason outside a reject */
+	assert_int_equal(rxm_cm_parse(raw, sizeof(raw), &m), -FI_EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_eager),
+		cmocka_unit_test(test_sar),
+		cmocka_unit_test(test_rndv),
+		cmocka_unit_test(test_cm),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
