@@ -9,6 +9,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_info.h"
 #include "pl_log.h"
 #include "rxm_conn.h"
 #include "rxm_prov.h"
@@ -125,6 +126,12 @@ static void rxm_conn_down(struct rxm_cm *cm, struct rxm_conn *c, int err)
 	rxm_conn_drop_ep(c);
 	c->peer_incarnation = 0;
 	cm->ops->down(cm->owner, c, err);
+}
+
+void rxm_cm_disconnect(struct rxm_cm *cm, struct rxm_conn *c, int err)
+{
+	if (c->msg_ep)
+		rxm_conn_down(cm, c, err);
 }
 
 /* fi_endpoint with conn as its context, bound to the EQ, prepared by the
@@ -269,7 +276,7 @@ static void rxm_cm_on_connreq(struct rxm_cm *cm, struct fi_eq_cm_entry *e,
 	}
 	rxm_cm_accept(cm, c, info, m.incarnation);
 out:
-	fi_freeinfo(info);
+	fi_freeinfo_1_3(info);
 }
 
 /* The connection of an event's fid, or NULL for an endpoint that is not
@@ -406,7 +413,7 @@ int rxm_cm_open(struct rxm_cm *cm, struct fid_fabric *fabric,
 	cm->incarnation = rxm_cm_new_incarnation();
 	cm->nbuckets = RXM_CM_BUCKETS_MIN;
 	cm->buckets = calloc(cm->nbuckets, sizeof(*cm->buckets));
-	cm->ep_info = fi_dupinfo(core_info);
+	cm->ep_info = fi_dupinfo_1_3(core_info);
 	if (!cm->buckets || !cm->ep_info) {
 		ret = -FI_ENOMEM;
 		goto err;
@@ -453,7 +460,7 @@ void rxm_cm_close(struct rxm_cm *cm)
 	if (cm->eq)
 		(void)fi_close(&cm->eq->fid);
 	if (cm->ep_info)
-		fi_freeinfo(cm->ep_info);
+		fi_freeinfo_1_3(cm->ep_info);
 	memset(cm, 0, sizeof(*cm));
 }
 

@@ -126,6 +126,11 @@ struct rxm_conn *rxm_cm_find(const struct rxm_cm *cm,
  * 0 (started, or already on its way), or -FI_E* from the core. */
 int rxm_cm_connect(struct rxm_cm *cm, struct rxm_conn *conn);
 
+/* End conn's connection from our side (a protocol error from the peer,
+ * no memory): its endpoint closes and the owner's down callback runs,
+ * as for a connection lost. Nothing when it has none. */
+void rxm_cm_disconnect(struct rxm_cm *cm, struct rxm_conn *conn, int err);
+
 /* Handle what the core's EQ holds; returns the events handled, or a
  * -FI_E* of the EQ itself. */
 int rxm_cm_progress(struct rxm_cm *cm);
