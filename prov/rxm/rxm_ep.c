@@ -16,6 +16,7 @@
 
 #include "pl_compiler.h"
 #include "pl_fid_nosys.h"
+#include "pl_info.h"
 #include "rxm_ep.h"
 #include "rxm_params.h"
 
@@ -49,12 +50,26 @@ static int rxm_ep_transport_open(struct rxm_ep *ep)
 	};
 	int ret;
 
+	struct fi_info *core;
+
 	ret = fi_cq_open(ep->dom->core_domain, &cq_attr, &ep->core_cq, ep);
 	if (ret)
 		return ret;
+	/* the listener binds the endpoint's own source address: each
+	 * endpoint of a domain has its own name */
+	core = fi_dupinfo_1_3(ep->dom->core_info);
+	if (!core)
+		return -FI_ENOMEM;
+	if (ep->src_addr) {
+		free(core->src_addr);
+		core->src_addr = ep->src_addr;
+		core->src_addrlen = ep->src_addrlen;
+	}
 	ret = rxm_cm_open(&ep->cm, ep->dom->fab->core_fabric,
-			  ep->dom->core_domain, ep->dom->core_info,
-			  &rxm_ep_cm_ops, ep);
+			  ep->dom->core_domain, core, &rxm_ep_cm_ops, ep);
+	if (ep->src_addr)
+		core->src_addr = NULL;	/* still ours */
+	fi_freeinfo_1_3(core);
 	if (ret)
 		return ret;
 	ep->cm_open = true;
@@ -181,6 +196,7 @@ static int rxm_ep_close(struct fid *fid)
 	rxm_ep_transport_close(ep);
 	rdm_ep_unlock(&ep->rdm);
 	rdm_ep_fini(&ep->rdm);
+	free(ep->src_addr);
 	free(ep);
 	return 0;
 }
@@ -277,8 +293,18 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	if (info->ep_attr && info->ep_attr->max_msg_size &&
 	    info->ep_attr->max_msg_size < ep->lim.max_msg_size)
 		ep->lim.max_msg_size = info->ep_attr->max_msg_size;
+	if (info->src_addr && info->src_addrlen == ep->dom->addrlen) {
+		ep->src_addr = malloc(info->src_addrlen);
+		if (!ep->src_addr) {
+			free(ep);
+			return -FI_ENOMEM;
+		}
+		memcpy(ep->src_addr, info->src_addr, info->src_addrlen);
+		ep->src_addrlen = info->src_addrlen;
+	}
 	ret = rdm_ep_init(&ep->rdm, domain, info, &attr, context);
 	if (ret) {
+		free(ep->src_addr);
 		free(ep);
 		return ret;
 	}

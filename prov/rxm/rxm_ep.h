@@ -101,6 +101,10 @@ struct rxm_ep {
 					 * receives */
 	struct rxm_cm cm;
 	bool cm_open;
+	/* open only: fi_endpoint's source address (a listener's port the
+	 * application chose), NULL: the domain's, any port */
+	void *src_addr;
+	size_t src_addrlen;
 	int epfd;			/* the source's fd: core CQ + EQ */
 	struct rxm_proto_limits lim;
 	size_t msg_rx_size;

@@ -45,10 +45,9 @@ int rxm_info_get(uint32_t version, const char *node, const char *service,
 	i = fi_dupinfo_1_3(core);
 	if (!i)
 		return -FI_ENOMEM;
-	/* the peer's address comes from the AV, never from the entry */
-	free(i->dest_addr);
-	i->dest_addr = NULL;
-	i->dest_addrlen = 0;
+	/* dest_addr stays: an rxm endpoint's name is its listener's socket
+	 * address, so the core's answer for node/service names the peer's
+	 * endpoint there (fabtests insert it in their AV) */
 	i->caps = RXM_TX_CAPS | RXM_RX_CAPS | RXM_DOM_CAPS;
 	i->mode = 0;
 	i->handle = NULL;
