@@ -116,7 +116,9 @@ static void rxm_conn_drop_ep(struct rxm_conn *c)
 {
 	if (c->msg_ep)
 		(void)fi_close(&c->msg_ep->fid);
-	c->msg_ep = NULL;
+	if (c->loop_ep)
+		(void)fi_close(&c->loop_ep->fid);
+	c->msg_ep = c->loop_ep = NULL;
 	c->state = RXM_CONN_IDLE;
 }
 
@@ -226,6 +228,26 @@ static void rxm_cm_accept(struct rxm_cm *cm, struct rxm_conn *c,
 	cm->stats.accepts++;
 }
 
+static void rxm_cm_accept_loop(struct rxm_cm *cm, struct rxm_conn *c,
+			       struct fi_info *info)
+{
+	struct rxm_cm_data data;
+	struct fid_ep *ep;
+
+	if (rxm_cm_new_ep(cm, c, info, &ep)) {
+		(void)fi_reject(cm->pep, info->handle, NULL, 0);
+		return;
+	}
+	rxm_cm_build(&data, RXM_CM_ACCEPT, RXM_REJ_NONE, cm->incarnation,
+		     &cm->self);
+	if (fi_accept(ep, &data, sizeof(data))) {
+		(void)fi_close(&ep->fid);
+		return;
+	}
+	c->loop_ep = ep;
+	cm->stats.accepts++;
+}
+
 static void rxm_cm_on_connreq(struct rxm_cm *cm, struct fi_eq_cm_entry *e,
 			      size_t datalen)
 {
@@ -243,6 +265,13 @@ static void rxm_cm_on_connreq(struct rxm_cm *cm, struct fi_eq_cm_entry *e,
 		c = rxm_cm_add(cm, &m.addr);
 	if (!c) {
 		(void)fi_reject(cm->pep, info->handle, NULL, 0);
+		goto out;
+	}
+	if (!rxm_wire_addr_cmp(&m.addr, &cm->self) &&
+	    m.incarnation == cm->incarnation && !c->loop_ep &&
+	    c->state == RXM_CONN_CONNECTING) {
+		/* our own request (rxm_conn.h): its receiving side */
+		rxm_cm_accept_loop(cm, c, info);
 		goto out;
 	}
 	switch (c->state) {
@@ -285,7 +314,8 @@ static struct rxm_conn *rxm_cm_conn_of(fid_t fid)
 {
 	struct rxm_conn *c = fid ? fid->context : NULL;
 
-	if (!c || !c->msg_ep || &c->msg_ep->fid != fid)
+	if (!c || !((c->msg_ep && &c->msg_ep->fid == fid) ||
+		    (c->loop_ep && &c->loop_ep->fid == fid)))
 		return NULL;
 	return c;
 }
@@ -298,6 +328,11 @@ static void rxm_cm_on_connected(struct rxm_cm *cm, struct fi_eq_cm_entry *e,
 
 	if (!c)
 		return;
+	if (c->loop_ep && &c->loop_ep->fid == e->fid) {
+		/* the receiving side of a connection to ourselves */
+		cm->ops->connected(cm->owner, c, c->loop_ep);
+		return;
+	}
 	if (c->state == RXM_CONN_CONNECTING) {
 		/* the acceptor's data names its incarnation */
 		if (rxm_cm_parse(e->data, datalen, &m) ||
@@ -310,7 +345,7 @@ static void rxm_cm_on_connected(struct rxm_cm *cm, struct fi_eq_cm_entry *e,
 		c->peer_incarnation = m.incarnation;
 	}
 	c->state = RXM_CONN_CONNECTED;
-	cm->ops->connected(cm->owner, c);
+	cm->ops->connected(cm->owner, c, c->msg_ep);
 }
 
 static void rxm_cm_on_error(struct rxm_cm *cm)
@@ -452,6 +487,8 @@ void rxm_cm_close(struct rxm_cm *cm)
 			next = c->hnext;
 			if (c->msg_ep)
 				(void)fi_close(&c->msg_ep->fid);
+			if (c->loop_ep)
+				(void)fi_close(&c->loop_ep->fid);
 			free(c);
 		}
 	free(cm->buckets);

@@ -4,12 +4,11 @@
  * endpoint core (rdm_ep.h) does fi_msg / fi_tagged, matching,
  * completions, aliases and options; fi_enable brings the transport up
  * (a core CQ, the listener of the connection manager) and registers the
- * endpoint as a progress source of the domain's context, sleeping on an
- * epoll set of the core CQ's and EQ's wait fds.
+ * endpoint as a progress source of the domain's context, sleeping on the
+ * core CQ's wait fd, and the EQ's fd as a second source that wakes it.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <unistd.h>
 
 #include <rdma/fi_errno.h>
@@ -27,15 +26,21 @@ static int rxm_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	return pl_ep_bind(&RXM_EP_OF_FID(fid)->rdm.base, bfid, flags);
 }
 
-static int rxm_ep_epoll_add(int epfd, struct fid *fid)
+static int rxm_ep_wait_fd(struct fid *fid)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
 	int fd = -1, ret;
 
 	ret = fi_control(fid, FI_GETWAIT, &fd);
-	if (ret)
-		return ret;
-	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) ? -FI_EIO : 0;
+	return ret ? ret : fd;
+}
+
+/* The CM source only wakes: the endpoint's source reads the EQ. */
+static int rxm_ep_cm_src_poll(struct pl_progress_source *src,
+			      unsigned budget)
+{
+	(void)src;
+	(void)budget;
+	return 0;
 }
 
 /* The transport: a core CQ, the connection manager listening, the fd a
@@ -73,13 +78,7 @@ static int rxm_ep_transport_open(struct rxm_ep *ep)
 	if (ret)
 		return ret;
 	ep->cm_open = true;
-	ep->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (ep->epfd < 0)
-		return -FI_EMFILE;
-	ret = rxm_ep_epoll_add(ep->epfd, &ep->core_cq->fid);
-	if (!ret)
-		ret = rxm_ep_epoll_add(ep->epfd, &ep->cm.eq->fid);
-	return ret;
+	return 0;
 }
 
 /* Everything the transport holds, in an order that leaves no buffer
@@ -125,9 +124,6 @@ static void rxm_ep_transport_close(struct rxm_ep *ep)
 	if (ep->core_cq)
 		(void)fi_close(&ep->core_cq->fid);
 	ep->core_cq = NULL;
-	if (ep->epfd >= 0)
-		close(ep->epfd);
-	ep->epfd = -1;
 	while ((p = ep->peers)) {
 		ep->peers = p->all_next;
 		free(p);
@@ -153,18 +149,34 @@ static int rxm_ep_enable(struct rxm_ep *ep)
 		.src = {
 			.poll = rdm_ep_progress_poll,
 			.arm = rdm_ep_progress_arm,
-			.fd = ep->epfd,
+			.fd = rxm_ep_wait_fd(&ep->core_cq->fid),
 			.name = "ofi_rxm endpoint",
 		},
 		.ep = &ep->rdm,
 		.ctx = ctx,
 	};
+	ep->cm_src = (struct pl_progress_source){
+		.poll = rxm_ep_cm_src_poll,
+		.fd = rxm_ep_wait_fd(&ep->cm.eq->fid),
+		.name = "ofi_rxm connections",
+	};
+	if (ep->src.src.fd < 0 || ep->cm_src.fd < 0) {
+		ret = -FI_EINVAL;
+		goto err;
+	}
 	ret = pl_progress_source_add(ctx, &ep->src.src);
 	if (ret)
 		goto err;
 	ep->src_added = true;
+	ret = pl_progress_source_add(ctx, &ep->cm_src);
+	if (ret)
+		goto err_src;
+	ep->cm_src_added = true;
 	return 0;
 
+err_src:
+	pl_progress_source_remove(ctx, &ep->src.src);
+	ep->src_added = false;
 err:
 	ep->rdm.ready = false;
 	rxm_ep_transport_close(ep);
@@ -187,6 +199,10 @@ static int rxm_ep_close(struct fid *fid)
 
 	if (ep->rdm.naliases)
 		return -FI_EBUSY;	/* fi_endpoint(3): aliases first */
+	if (ep->cm_src_added)
+		pl_progress_source_remove(
+			pl_domain_progress(&ep->dom->base.domain_fid),
+			&ep->cm_src);
 	if (ep->src_added)
 		pl_progress_source_remove(
 			pl_domain_progress(&ep->dom->base.domain_fid),
@@ -285,7 +301,6 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	if (!ep)
 		return -FI_ENOMEM;
 	ep->dom = (struct rxm_domain *)pd;
-	ep->epfd = -1;
 	ep->msg_rx_size = p->msg_rx_size;
 	ep->lim.buf_size = p->buffer_size;
 	ep->lim.sar_limit = p->sar_limit;

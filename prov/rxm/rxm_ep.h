@@ -57,6 +57,7 @@ struct rxm_txb {
 /* A posted receive buffer of a connection. */
 struct rxm_rxb {
 	struct rxm_peer *peer;
+	struct fid_ep *ep;		/* where it is posted */
 	uint8_t buf[];			/* buffer_size bytes */
 };
 
@@ -105,7 +106,12 @@ struct rxm_ep {
 	 * application chose), NULL: the domain's, any port */
 	void *src_addr;
 	size_t src_addrlen;
-	int epfd;			/* the source's fd: core CQ + EQ */
+	/* the EQ's wait fd as a source of its own, to wake a sleeper on
+	 * CM events (the endpoint's source sleeps on the core CQ's fd; an
+	 * epoll set of both would nest one level too deep for the kernel
+	 * under a wait set or counter) */
+	struct pl_progress_source cm_src;
+	bool cm_src_added;
 	struct rxm_proto_limits lim;
 	size_t msg_rx_size;
 	uint64_t next_msg_id;
@@ -135,8 +141,9 @@ void rxm_ep_tx_done(struct rxm_ep *ep, struct rxm_txb *txb, int status);
 void rxm_ep_tx_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err);
 
 /* rxm_ep_rx.c */
-/* Post buffers on a fresh connection until msg_rx_size are posted. */
-int rxm_ep_rx_post_bufs(struct rxm_ep *ep, struct rxm_peer *peer);
+/* Post msg_rx_size buffers on a fresh core endpoint of the peer's. */
+int rxm_ep_rx_post_bufs(struct rxm_ep *ep, struct rxm_peer *peer,
+			struct fid_ep *msg_ep);
 /* A core receive completed into rxb with len bytes. */
 void rxm_ep_rx_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb, size_t len);
 /* A core receive ended in error (the connection went): free rxb. */

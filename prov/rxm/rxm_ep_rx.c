@@ -22,24 +22,26 @@ static int rxm_rx_post(struct rxm_ep *ep, struct rxm_peer *peer,
 {
 	ssize_t ret;
 
-	ret = fi_recv(peer->conn->msg_ep, rxb->buf, ep->lim.buf_size, NULL,
-		      0, rxb);
+	ret = fi_recv(rxb->ep, rxb->buf, ep->lim.buf_size, NULL, 0, rxb);
 	if (ret)
 		return (int)ret;
 	peer->rxb_posted++;
 	return 0;
 }
 
-int rxm_ep_rx_post_bufs(struct rxm_ep *ep, struct rxm_peer *peer)
+int rxm_ep_rx_post_bufs(struct rxm_ep *ep, struct rxm_peer *peer,
+			struct fid_ep *msg_ep)
 {
 	struct rxm_rxb *rxb;
+	size_t i;
 	int ret;
 
-	while (peer->rxb_posted < ep->msg_rx_size) {
+	for (i = 0; i < ep->msg_rx_size; i++) {
 		rxb = malloc(sizeof(*rxb) + ep->lim.buf_size);
 		if (!rxb)
 			return -FI_ENOMEM;
 		rxb->peer = peer;
+		rxb->ep = msg_ep;
 		ret = rxm_rx_post(ep, peer, rxb);
 		if (ret) {
 			free(rxb);

@@ -43,12 +43,13 @@ static int rxm_ep_cm_prepare(void *owner, struct rxm_conn *c,
 	return fi_ep_bind(msg_ep, &ep->core_cq->fid, FI_TRANSMIT | FI_RECV);
 }
 
-static void rxm_ep_cm_connected(void *owner, struct rxm_conn *c)
+static void rxm_ep_cm_connected(void *owner, struct rxm_conn *c,
+				struct fid_ep *msg_ep)
 {
 	struct rxm_ep *ep = owner;
 	struct rxm_peer *p = rxm_ep_peer(ep, c);
 
-	if (!p || rxm_ep_rx_post_bufs(ep, p)) {
+	if (!p || rxm_ep_rx_post_bufs(ep, p, msg_ep)) {
 		RXM_LOG_WARN(FI_LOG_EP_CTRL, "cannot post receive buffers: "
 			     "dropping the connection\n");
 		rxm_cm_disconnect(&ep->cm, c, -FI_ENOMEM);
