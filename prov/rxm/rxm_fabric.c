@@ -28,8 +28,12 @@ static int rxm_fabric_close(struct fid *fid)
 	ret = pl_fabric_obj_fini(&fab->base);
 	if (ret)
 		return ret;	/* children remain: -FI_EBUSY */
-	if (fab->core_fabric)
-		(void)fi_close(&fab->core_fabric->fid);
+	if (fab->core_fabric) {
+		ret = fi_close(&fab->core_fabric->fid);
+		if (ret)
+			RXM_LOG_WARN(FI_LOG_FABRIC, "the core fabric stays "
+				     "open: %d\n", ret);
+	}
 	free(fab);
 	return 0;
 }
