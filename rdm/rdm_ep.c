@@ -54,6 +54,18 @@ err_base:
 	return ret;
 }
 
+int rdm_ep_enable(struct rdm_ep *ep)
+{
+	int ret;
+
+	ret = pl_ep_enable(&ep->base);
+	if (ret)
+		return ret;
+	/* the transport is not up yet: no other thread reaches match */
+	pl_match_set_min_multi_recv(&ep->match, ep->base.min_multi_recv);
+	return 0;
+}
+
 void rdm_ep_close_rx(struct rdm_ep *ep)
 {
 	struct pl_match_unexp *ux;

@@ -177,6 +177,10 @@ struct rdm_ep_attr {
 int rdm_ep_init(struct rdm_ep *ep, struct fid_domain *domain,
 		struct fi_info *info, const struct rdm_ep_attr *attr,
 		void *context);
+/* fi_enable's checks (pl_ep_enable) and what the core derives from the
+ * options set before it. The provider then brings its transport up,
+ * sets ready and adds its progress source. */
+int rdm_ep_enable(struct rdm_ep *ep);
 /* Close, first half, before the provider closes its transport: no more
  * completions are written and the unexpected messages the core holds go
  * back to the transport (rx_discard). Takes the lock. */

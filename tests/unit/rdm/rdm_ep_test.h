@@ -296,7 +296,7 @@ static inline void env_open(struct env *e, int threading, uint64_t caps,
 	assert_int_equal(pl_ep_bind(&e->ep->rdm.base, &e->rx_cntr->fid,
 				    FI_RECV), 0);
 	assert_int_equal(pl_ep_bind(&e->ep->rdm.base, &e->av->fid, 0), 0);
-	assert_int_equal(pl_ep_enable(&e->ep->rdm.base), 0);
+	assert_int_equal(rdm_ep_enable(&e->ep->rdm), 0);
 	e->ep->src = (struct rdm_ep_source){
 		.src = { .poll = rdm_ep_progress_poll,
 			 .arm = rdm_ep_progress_arm, .fd = -1 },
