@@ -39,12 +39,17 @@ int rdm_ep_init(struct rdm_ep *ep, struct fid_domain *domain,
 	ret = rdm_ep_txe_init(ep, attr->tx_size);
 	if (ret)
 		goto err_match;
+	ret = rdm_ep_rxp_init(ep);
+	if (ret)
+		goto err_txe;
 	ep->base.ep_fid.msg = (struct fi_ops_msg *)&rdm_ep_msg_ops;
 	ep->base.ep_fid.tagged = (struct fi_ops_tagged *)&rdm_ep_tagged_ops;
 	ep->base.ep_fid.collective =
 		(struct fi_ops_collective *)&pl_fid_nosys_collective_ops;
 	return 0;
 
+err_txe:
+	rdm_ep_txe_fini(ep);
 err_match:
 	pl_match_fini(&ep->match);
 err_lock:
@@ -52,6 +57,18 @@ err_lock:
 err_base:
 	pl_ep_fini(&ep->base);
 	return ret;
+}
+
+int rdm_ep_enable(struct rdm_ep *ep)
+{
+	int ret;
+
+	ret = pl_ep_enable(&ep->base);
+	if (ret)
+		return ret;
+	/* the transport is not up yet: no other thread reaches match */
+	pl_match_set_min_multi_recv(&ep->match, ep->base.min_multi_recv);
+	return 0;
 }
 
 void rdm_ep_close_rx(struct rdm_ep *ep)
@@ -81,6 +98,7 @@ void rdm_ep_fini(struct rdm_ep *ep)
 	pl_match_fini(&ep->match);
 	pl_ep_fini(&ep->base);
 	rdm_ep_lock_fini(ep);
+	rdm_ep_rxp_fini(ep);
 	rdm_ep_txe_fini(ep);
 }
 

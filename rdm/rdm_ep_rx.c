@@ -8,7 +8,6 @@
  * bytes move through the transport's rx_deliver. Everything here runs
  * under the endpoint lock (rdm_ep.h).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include <rdma/fi_errno.h>
@@ -131,10 +130,10 @@ static void rdm_ep_rx_place(struct rdm_ep *ep, enum pl_match_kind kind,
 	int ret;
 
 	n = rdm_ep_rx_rxp_init(ep, kind, res, h, src, &p, slice);
-	/* only deliveries that can finish later need their record on the
-	 * heap (rdm_ep_rx_done gets it back) */
+	/* only deliveries that can finish later need their record kept
+	 * (an rx entry: rdm_ep_rx_done gets it back) */
 	if (later) {
-		heap = malloc(sizeof(*heap));
+		heap = rdm_ep_rxp_get(ep);
 		if (!heap) {
 			/* no memory for the record: the message is dropped
 			 * and the receive completes in error */
@@ -157,7 +156,7 @@ static void rdm_ep_rx_place(struct rdm_ep *ep, enum pl_match_kind kind,
 	if (ret == 1)
 		return;		/* rdm_ep_rx_done follows */
 	if (heap)
-		free(heap);
+		rdm_ep_rxp_put(ep, heap);
 	rdm_ep_rx_settle(ep, &p, later, ret,
 			 ret && ret != -FI_ETRUNC ? 0 : len);
 }
@@ -207,7 +206,7 @@ void rdm_ep_rx_done(struct rdm_ep *ep, void *ctx, int status, uint64_t len)
 	struct rdm_ep_rxp *p = ctx;
 
 	rdm_ep_rx_settle(ep, p, true, status, len);
-	free(p);
+	rdm_ep_rxp_put(ep, p);
 }
 
 /* The header of a held message, as rdm_ep_rx_place takes it. */

@@ -60,7 +60,7 @@ static int shm_ep_enable(struct shm_ep *ep)
 	struct pl_progress_ctx *ctx = pl_domain_progress(&ep->dom->base.domain_fid);
 	int ret, tries = 0;
 
-	ret = pl_ep_enable(&ep->rdm.base);
+	ret = rdm_ep_enable(&ep->rdm);
 	if (ret)
 		return ret;
 	do
@@ -70,8 +70,6 @@ static int shm_ep_enable(struct shm_ep *ep)
 	       !shm_ep_rename(ep));
 	if (ret)
 		goto err_enabled;
-	pl_match_set_min_multi_recv(&ep->rdm.match,
-				    ep->rdm.base.min_multi_recv);
 	ep->rdm.ready = true;
 	ep->src = (struct rdm_ep_source){
 		.src = {

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The shm provider's objects over the engine: fabric, domain, AV wrapper
- * and the FI_EP_RDM endpoint built on the protocol layer (shm_xfer.h)
- * and the matching engine (engine/include/pl_match.h).
+ * and the FI_EP_RDM endpoint.
  *
  * The endpoint is the RDM endpoint core's (rdm_ep.h: its synchronization
  * table, the locking strategy, completions, matching) over shm's
@@ -20,7 +19,6 @@
 #ifndef PROPEL_SHM_EP_H
 #define PROPEL_SHM_EP_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -32,13 +30,11 @@
 #include <rdma/fi_tagged.h>
 
 #include "pl_av.h"
-#include "pl_av_addr.h"
 #include "pl_fabric_obj.h"
 #include "pl_compiler.h"
 #include "pl_domain.h"
 #include "pl_ep.h"
 #include "pl_keymap.h"
-#include "pl_match.h"
 #include "pl_progress.h"
 #include "rdm_ep.h"
 #include "shm_layout.h"

@@ -17,7 +17,6 @@
 #include "shm_atomic.h"
 #include "shm_ep_rma.h"
 
-
 struct shm_ep_amo {
 	enum shm_atomic_kind	kind;
 	const struct fi_ioc	*buf;	size_t buf_count;

@@ -18,7 +18,6 @@
 #include "shm_ep_rma.h"
 #include "shm_info.h"
 
-
 static int shm_ep_rma_msg_of(const struct shm_ep_rma_req *r,
 			     struct shm_xfer_msg *m, struct rdm_ep_txe *t)
 {

@@ -88,9 +88,10 @@ struct rdm_ep_txe {
 };
 
 struct rdm_ep_mrecv;
+struct pl_bufpool;
 
 /* A reception: everything its completion needs, captured at match time
- * (on the stack, or on the heap while its data still moves). */
+ * (on the stack, or an rx entry while its data still moves). */
 struct rdm_ep_rxp {
 	void			*context;
 	uint64_t		flags;	 /* completion flags */
@@ -152,6 +153,7 @@ struct rdm_ep {
 	struct rdm_ep_txe	*txe;	 /* [ntxe] */
 	size_t			ntxe;
 	struct rdm_ep_txe	*txe_free;
+	struct pl_bufpool	*rxp_pool; /* rx entries (rdm_ep_rxp.c) */
 	struct rdm_ep_mrecv	*mrecv;	 /* multi-recv trackers */
 	/* pl_av_insert_gen when queued messages from senders missing from
 	 * the AV were last looked up again (rdm_ep_rx.c) */
@@ -177,6 +179,10 @@ struct rdm_ep_attr {
 int rdm_ep_init(struct rdm_ep *ep, struct fid_domain *domain,
 		struct fi_info *info, const struct rdm_ep_attr *attr,
 		void *context);
+/* fi_enable's checks (pl_ep_enable) and what the core derives from the
+ * options set before it. The provider then brings its transport up,
+ * sets ready and adds its progress source. */
+int rdm_ep_enable(struct rdm_ep *ep);
 /* Close, first half, before the provider closes its transport: no more
  * completions are written and the unexpected messages the core holds go
  * back to the transport (rx_discard). Takes the lock. */
@@ -300,6 +306,14 @@ static inline void rdm_ep_txe_put(struct rdm_ep *ep, struct rdm_ep_txe *t)
 	t->next = ep->txe_free;
 	ep->txe_free = t;
 }
+
+/* ---- rx entries (rdm_ep_rxp.c; under the lock) ---- */
+
+int rdm_ep_rxp_init(struct rdm_ep *ep);
+void rdm_ep_rxp_fini(struct rdm_ep *ep);
+/* A record for a reception that finishes later, or NULL (no memory). */
+struct rdm_ep_rxp *rdm_ep_rxp_get(struct rdm_ep *ep);
+void rdm_ep_rxp_put(struct rdm_ep *ep, struct rdm_ep_rxp *p);
 
 /* ---- the per-peer cache (rdm_ep_peer.c; under the lock) ---- */
 
