@@ -15,9 +15,11 @@
  * table needs no provider's headers. */
 struct fi_provider *shm_prov_ini(void);
 struct fi_provider *tcp_prov_ini(void);
+struct fi_provider *rxm_prov_ini(void);
 
 const struct pl_builtin_prov pl_builtin_provs[] = {
 	{ "shm", shm_prov_ini },
 	{ "tcp", tcp_prov_ini },
+	{ "ofi_rxm", rxm_prov_ini },
 	{ NULL, NULL },
 };

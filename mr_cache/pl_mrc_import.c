@@ -24,7 +24,10 @@
  * (whose stop is called). Closing the mr_cache fid stops and removes the
  * imported monitor (-FI_EBUSY while caches are open); the next cache uses
  * the built-in choice again. The imported struct must stay valid until
- * then.
+ * then. Import also fills the monitor's fid.ops, as the reference does:
+ * fi_close on the monitor itself removes it too (and is a no-op once it
+ * is no longer the imported one), never freeing the application's
+ * struct.
  */
 #include <stdlib.h>
 
@@ -135,6 +138,37 @@ static void pl_mrc_import_remove_locked(void)
 		app->export_ops->stop(app);
 }
 
+/* fi_close on the application's own monitor fid (the reference fills its
+ * ops on import, and Open MPI closes it after the mr_cache fid): detach
+ * it if it is still the imported one. The struct stays the
+ * application's. */
+static int pl_mrc_import_app_close(struct fid *fid)
+{
+	struct fid_mem_monitor *app =
+		pl_container_of(fid, struct fid_mem_monitor, fid);
+	int ret = 0;
+
+	pl_mrc_monitor_lock();
+	if (pl_mrc_import_mon.app == app) {
+		if (pl_mrc_monitor_in_use())
+			ret = -FI_EBUSY;
+		else
+			pl_mrc_import_remove_locked();
+	}
+	pl_mrc_monitor_unlock();
+	return ret;
+}
+
+static struct fi_ops pl_mrc_import_app_fid_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = pl_mrc_import_app_close,
+	.bind = pl_fid_nosys_bind,
+	.control = pl_fid_nosys_control,
+	.ops_open = pl_fid_nosys_ops_open,
+	.tostr = pl_fid_nosys_tostr,
+	.ops_set = pl_fid_nosys_ops_set,
+};
+
 static int pl_mrc_import_bind(struct fid *fid, struct fid *bfid,
 			      uint64_t flags)
 {
@@ -169,6 +203,8 @@ static int pl_mrc_import_bind(struct fid *fid, struct fid *bfid,
 	pl_mrc_import_mon.mon.ops = &pl_mrc_import_ops;
 	pl_store_relaxed(&pl_mrc_import_mon.mon.broken, 0);
 	pl_mrc_import_mon.app = app;
+	/* the application may fi_close its monitor (and does: Open MPI) */
+	app->fid.ops = &pl_mrc_import_app_fid_ops;
 	pl_mrc_import_cur = &pl_mrc_import_mon.mon;
 	pl_mrc_import_owner = f;
 	ret = 0;

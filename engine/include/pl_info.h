@@ -15,6 +15,16 @@
  * for that case): an application may lay out any format in them. */
 #define PL_TAG_FORMAT_GENERIC	0xaaaaaaaaaaaaaaaaULL
 
+/*
+ * fi_getinfo flag for utility providers looking up their core: answer
+ * from core providers only, with no layering, and let FI_PROVIDER admit a
+ * core it names only inside a pair ("tcp;ofi_rxm" still lets rxm find
+ * tcp). Meaningless as an application's flag (it is FI_DIRECTED_RECV
+ * elsewhere); the bit the reference reserves for the same purpose; never
+ * passed on to providers.
+ */
+#define PL_GETINFO_CORE_ONLY	(1ULL << 59)
+
 int fi_getinfo_1_3(uint32_t version, const char *node, const char *service,
 		   uint64_t flags, const struct fi_info *hints,
 		   struct fi_info **info);

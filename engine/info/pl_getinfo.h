@@ -13,18 +13,11 @@
 
 #include <rdma/fabric.h>
 
+#include "pl_info.h"
 #include "pl_prov_sel.h"
 #include "pl_registry.h"
 
-/*
- * fi_getinfo flag for utilities looking up their base: answer from core
- * providers only, with no layering, and let FI_PROVIDER admit a core it
- * names only inside a pair ("tcp;ofi_rxm" still lets rxm find tcp). The
- * bit is meaningless as an application's fi_getinfo flag (it is
- * FI_DIRECTED_RECV elsewhere), is the one the reference reserves for the
- * same purpose, and is never passed on to providers.
- */
-#define PL_GETINFO_CORE_ONLY	(1ULL << 59)
+/* PL_GETINFO_CORE_ONLY: pl_info.h */
 
 struct pl_info_list {
 	struct fi_info	*head;

@@ -280,6 +280,10 @@ static int pl_hints_match_enums(const struct fi_domain_attr *h,
 	     p->control_progress == FI_PROGRESS_MANUAL))
 		PL_REFUSE(info, "control progress %d, not %d\n",
 			  p->control_progress, h->control_progress);
+	/* ...and the answer says what was asked (fi_getinfo(3): the
+	 * attributes returned are what the application will get) */
+	if (h->control_progress == FI_PROGRESS_MANUAL)
+		p->control_progress = FI_PROGRESS_MANUAL;
 	if ((h->data_progress > FI_PROGRESS_MANUAL) ||
 	    (h->data_progress == FI_PROGRESS_AUTO &&
 	     p->data_progress == FI_PROGRESS_MANUAL))

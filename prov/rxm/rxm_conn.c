@@ -9,6 +9,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_info.h"
 #include "pl_log.h"
 #include "rxm_conn.h"
 #include "rxm_prov.h"
@@ -115,7 +116,9 @@ static void rxm_conn_drop_ep(struct rxm_conn *c)
 {
 	if (c->msg_ep)
 		(void)fi_close(&c->msg_ep->fid);
-	c->msg_ep = NULL;
+	if (c->loop_ep)
+		(void)fi_close(&c->loop_ep->fid);
+	c->msg_ep = c->loop_ep = NULL;
 	c->state = RXM_CONN_IDLE;
 }
 
@@ -125,6 +128,12 @@ static void rxm_conn_down(struct rxm_cm *cm, struct rxm_conn *c, int err)
 	rxm_conn_drop_ep(c);
 	c->peer_incarnation = 0;
 	cm->ops->down(cm->owner, c, err);
+}
+
+void rxm_cm_disconnect(struct rxm_cm *cm, struct rxm_conn *c, int err)
+{
+	if (c->msg_ep)
+		rxm_conn_down(cm, c, err);
 }
 
 /* fi_endpoint with conn as its context, bound to the EQ, prepared by the
@@ -219,6 +228,26 @@ static void rxm_cm_accept(struct rxm_cm *cm, struct rxm_conn *c,
 	cm->stats.accepts++;
 }
 
+static void rxm_cm_accept_loop(struct rxm_cm *cm, struct rxm_conn *c,
+			       struct fi_info *info)
+{
+	struct rxm_cm_data data;
+	struct fid_ep *ep;
+
+	if (rxm_cm_new_ep(cm, c, info, &ep)) {
+		(void)fi_reject(cm->pep, info->handle, NULL, 0);
+		return;
+	}
+	rxm_cm_build(&data, RXM_CM_ACCEPT, RXM_REJ_NONE, cm->incarnation,
+		     &cm->self);
+	if (fi_accept(ep, &data, sizeof(data))) {
+		(void)fi_close(&ep->fid);
+		return;
+	}
+	c->loop_ep = ep;
+	cm->stats.accepts++;
+}
+
 static void rxm_cm_on_connreq(struct rxm_cm *cm, struct fi_eq_cm_entry *e,
 			      size_t datalen)
 {
@@ -236,6 +265,13 @@ static void rxm_cm_on_connreq(struct rxm_cm *cm, struct fi_eq_cm_entry *e,
 		c = rxm_cm_add(cm, &m.addr);
 	if (!c) {
 		(void)fi_reject(cm->pep, info->handle, NULL, 0);
+		goto out;
+	}
+	if (!rxm_wire_addr_cmp(&m.addr, &cm->self) &&
+	    m.incarnation == cm->incarnation && !c->loop_ep &&
+	    c->state == RXM_CONN_CONNECTING) {
+		/* our own request (rxm_conn.h): its receiving side */
+		rxm_cm_accept_loop(cm, c, info);
 		goto out;
 	}
 	switch (c->state) {
@@ -269,7 +305,7 @@ static void rxm_cm_on_connreq(struct rxm_cm *cm, struct fi_eq_cm_entry *e,
 	}
 	rxm_cm_accept(cm, c, info, m.incarnation);
 out:
-	fi_freeinfo(info);
+	fi_freeinfo_1_3(info);
 }
 
 /* The connection of an event's fid, or NULL for an endpoint that is not
@@ -278,7 +314,8 @@ static struct rxm_conn *rxm_cm_conn_of(fid_t fid)
 {
 	struct rxm_conn *c = fid ? fid->context : NULL;
 
-	if (!c || !c->msg_ep || &c->msg_ep->fid != fid)
+	if (!c || !((c->msg_ep && &c->msg_ep->fid == fid) ||
+		    (c->loop_ep && &c->loop_ep->fid == fid)))
 		return NULL;
 	return c;
 }
@@ -291,6 +328,11 @@ static void rxm_cm_on_connected(struct rxm_cm *cm, struct fi_eq_cm_entry *e,
 
 	if (!c)
 		return;
+	if (c->loop_ep && &c->loop_ep->fid == e->fid) {
+		/* the receiving side of a connection to ourselves */
+		cm->ops->connected(cm->owner, c, c->loop_ep);
+		return;
+	}
 	if (c->state == RXM_CONN_CONNECTING) {
 		/* the acceptor's data names its incarnation */
 		if (rxm_cm_parse(e->data, datalen, &m) ||
@@ -303,7 +345,7 @@ static void rxm_cm_on_connected(struct rxm_cm *cm, struct fi_eq_cm_entry *e,
 		c->peer_incarnation = m.incarnation;
 	}
 	c->state = RXM_CONN_CONNECTED;
-	cm->ops->connected(cm->owner, c);
+	cm->ops->connected(cm->owner, c, c->msg_ep);
 }
 
 static void rxm_cm_on_error(struct rxm_cm *cm)
@@ -406,7 +448,7 @@ int rxm_cm_open(struct rxm_cm *cm, struct fid_fabric *fabric,
 	cm->incarnation = rxm_cm_new_incarnation();
 	cm->nbuckets = RXM_CM_BUCKETS_MIN;
 	cm->buckets = calloc(cm->nbuckets, sizeof(*cm->buckets));
-	cm->ep_info = fi_dupinfo(core_info);
+	cm->ep_info = fi_dupinfo_1_3(core_info);
 	if (!cm->buckets || !cm->ep_info) {
 		ret = -FI_ENOMEM;
 		goto err;
@@ -445,6 +487,8 @@ void rxm_cm_close(struct rxm_cm *cm)
 			next = c->hnext;
 			if (c->msg_ep)
 				(void)fi_close(&c->msg_ep->fid);
+			if (c->loop_ep)
+				(void)fi_close(&c->loop_ep->fid);
 			free(c);
 		}
 	free(cm->buckets);
@@ -453,7 +497,7 @@ void rxm_cm_close(struct rxm_cm *cm)
 	if (cm->eq)
 		(void)fi_close(&cm->eq->fid);
 	if (cm->ep_info)
-		fi_freeinfo(cm->ep_info);
+		fi_freeinfo_1_3(cm->ep_info);
 	memset(cm, 0, sizeof(*cm));
 }
 

@@ -22,7 +22,9 @@
  * A request from a peer we are connected to with another incarnation
  * means the peer restarted: the old connection is reported down first,
  * so nothing of the old incarnation is delivered after the new one's.
- * The same incarnation again is a duplicate and is rejected.
+ * The same incarnation again is a duplicate and is rejected, unless it
+ * is our own (an endpoint sending to its own name): that request is
+ * accepted on the side, as conn->loop_ep, and msg_ep sends to it.
  *
  * Calling context: every function, and every callback it makes, runs
  * serialized by the owner (the rxm endpoint's progress serialization);
@@ -60,6 +62,10 @@ struct rxm_conn {
 	size_t peer_salen;
 	enum rxm_conn_state state;
 	struct fid_ep *msg_ep;		/* none when IDLE or WAIT_PEER */
+	/* a connection to ourselves (an endpoint sending to its own name):
+	 * the accepted side of msg_ep's connection, which receives what
+	 * msg_ep sends; NULL for every other peer */
+	struct fid_ep *loop_ep;
 	uint64_t peer_incarnation;	/* 0 until its CM data came */
 	void *owner_data;		/* the owner's, never touched here */
 };
@@ -69,8 +75,10 @@ struct rxm_cm_ops {
 	 * enabled: bind the owner's CQs (and shared receive context).
 	 * 0 or -FI_E* (the connection attempt is then dropped). */
 	int (*prepare)(void *owner, struct rxm_conn *conn, struct fid_ep *ep);
-	/* conn->msg_ep carries data now. */
-	void (*connected)(void *owner, struct rxm_conn *conn);
+	/* ep (conn->msg_ep, or conn->loop_ep for a connection to
+	 * ourselves) carries data now: post its receive buffers. */
+	void (*connected)(void *owner, struct rxm_conn *conn,
+			  struct fid_ep *ep);
 	/* The connection ended or could not form (err: -FI_E*); conn is
 	 * IDLE again, its endpoint closed. A later rxm_cm_connect retries. */
 	void (*down)(void *owner, struct rxm_conn *conn, int err);
@@ -125,6 +133,11 @@ struct rxm_conn *rxm_cm_find(const struct rxm_cm *cm,
 /* Start a connection to conn's peer when none exists or is forming:
  * 0 (started, or already on its way), or -FI_E* from the core. */
 int rxm_cm_connect(struct rxm_cm *cm, struct rxm_conn *conn);
+
+/* End conn's connection from our side (a protocol error from the peer,
+ * no memory): its endpoint closes and the owner's down callback runs,
+ * as for a connection lost. Nothing when it has none. */
+void rxm_cm_disconnect(struct rxm_cm *cm, struct rxm_conn *conn, int err);
 
 /* Handle what the core's EQ holds; returns the events handled, or a
  * -FI_E* of the EQ itself. */

@@ -1,26 +1,59 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * ofi_rxm (DESIGN.md section 7): reliable datagram endpoints over any
- * connection-oriented core (tcp, verbs), reached through the public fi_*
- * calls only. Built so far: the CM data format (rxm_cm_proto.h) and the
- * connection manager (rxm_conn.h). The endpoint over the RDM endpoint
- * layer (rdm/) and the provider's registration in lib/pl_builtin_provs.c
- * come next; prov/rxm/docs/provider.md says what is done and what is not.
+ * ofi_rxm (DESIGN.md section 7): FI_EP_RDM endpoints over a
+ * connection-oriented core (tcp now), reached through the public fi_*
+ * calls only. The engine layers it over each core (pl_layering.c:
+ * "tcp;ofi_rxm"); its endpoint is an RDM endpoint core (rdm/) over the
+ * transport in rxm_ep_transport.c. prov/rxm/docs/provider.md says what is
+ * done and what is not.
  */
 #ifndef PROPEL_RXM_PROV_H
 #define PROPEL_RXM_PROV_H
 
 #include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
 #include <rdma/providers/fi_prov.h>
 
+#include "pl_domain.h"
+#include "pl_fabric_obj.h"
+#include "pl_keymap.h"
 #include "pl_log.h"
 
 #define RXM_PROV_NAME	"ofi_rxm"
 
-/* The provider's identity, for its log lines (rxm_init.c). */
 extern struct fi_provider rxm_prov;
 
 #define RXM_LOG_WARN(subsys, ...) PL_LOG(&rxm_prov, FI_LOG_WARN, subsys, __VA_ARGS__)
 #define RXM_LOG_INFO(subsys, ...) PL_LOG(&rxm_prov, FI_LOG_INFO, subsys, __VA_ARGS__)
+
+/* The rxm fabric: the core's fabric underneath (open only). */
+struct rxm_fabric {
+	struct pl_fabric_obj base;	/* first */
+	struct fid_fabric *core_fabric;
+	char core_name[64];		/* "tcp": before the ';' */
+};
+
+/* The rxm domain: the core's domain, and its fi_info, the template of
+ * every core endpoint (all fields open only). */
+struct rxm_domain {
+	struct pl_domain base;		/* first */
+	struct pl_keymap keymap;
+	struct rxm_fabric *fab;
+	struct fid_domain *core_domain;
+	struct fi_info *core_info;
+	size_t addrlen;			/* AV entries: the sockaddr size */
+};
+
+int rxm_info_get(uint32_t version, const char *node, const char *service,
+		 uint64_t flags, const struct fi_info *core,
+		 struct fi_info **info_p);
+int rxm_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
+		    void *context);
+int rxm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		    struct fid_domain **domain_p, void *context);
+int rxm_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
+		struct fid_av **av_p, void *context);
+int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
+		struct fid_ep **ep_p, void *context);
 
 #endif /* PROPEL_RXM_PROV_H */

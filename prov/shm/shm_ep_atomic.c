@@ -17,8 +17,6 @@
 #include "shm_atomic.h"
 #include "shm_ep_rma.h"
 
-#define SHM_EP_APP_FLAGS(f) ((f) & ~SHM_EP_F_NOCOMP)
-
 struct shm_ep_amo {
 	enum shm_atomic_kind	kind;
 	const struct fi_ioc	*buf;	size_t buf_count;
@@ -165,7 +163,7 @@ static ssize_t shm_amo_writemsg(struct fid_ep *e,
 		.buf_count = msg->iov_count, .dest = msg->addr,
 		.addr = msg->rma_iov[0].addr, .key = msg->rma_iov[0].key,
 		.dt = msg->datatype, .op = msg->op, .context = msg->context,
-		.flags = SHM_EP_APP_FLAGS(flags),
+		.flags = RDM_EP_APP_FLAGS(flags),
 	};
 	return shm_ep_amo_submit(e, &a, false);
 }
@@ -178,7 +176,7 @@ static ssize_t shm_amo_inject(struct fid_ep *e, const void *buf, size_t count,
 	struct shm_ep_amo a = {
 		.kind = SHM_ATOMIC_WRITE, .buf = &ioc, .buf_count = 1,
 		.dest = dest, .addr = addr, .key = key, .dt = dt, .op = op,
-		.flags = FI_INJECT | SHM_EP_F_NOCOMP,
+		.flags = FI_INJECT | RDM_EP_F_NOCOMP,
 	};
 
 	return shm_ep_amo_submit(e, &a, true);
@@ -235,7 +233,7 @@ static ssize_t shm_amo_readwritemsg(struct fid_ep *e,
 		.res_count = result_count, .dest = msg->addr,
 		.addr = msg->rma_iov[0].addr, .key = msg->rma_iov[0].key,
 		.dt = msg->datatype, .op = msg->op, .context = msg->context,
-		.flags = SHM_EP_APP_FLAGS(flags),
+		.flags = RDM_EP_APP_FLAGS(flags),
 	};
 	return shm_ep_amo_submit(e, &a, false);
 }
@@ -300,7 +298,7 @@ static ssize_t shm_amo_compwritemsg(struct fid_ep *e,
 		.res_count = result_count, .dest = msg->addr,
 		.addr = msg->rma_iov[0].addr, .key = msg->rma_iov[0].key,
 		.dt = msg->datatype, .op = msg->op, .context = msg->context,
-		.flags = SHM_EP_APP_FLAGS(flags),
+		.flags = RDM_EP_APP_FLAGS(flags),
 	};
 	return shm_ep_amo_submit(e, &a, false);
 }

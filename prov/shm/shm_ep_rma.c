@@ -10,7 +10,7 @@
  * write no completion, but an error is still reported (fi_cq(3)).
  *
  * Completion flags: FI_RMA | FI_WRITE or FI_RMA | FI_READ; the write /
- * read counter (shm_ep_cq.c picks it from those flags).
+ * read counter (rdm_ep_cq.c picks it from those flags).
  */
 #include <rdma/fi_errno.h>
 
@@ -18,10 +18,8 @@
 #include "shm_ep_rma.h"
 #include "shm_info.h"
 
-#define SHM_EP_APP_FLAGS(f) ((f) & ~(SHM_EP_F_NOCOMP | SHM_EP_F_SUBOP))
-
 static int shm_ep_rma_msg_of(const struct shm_ep_rma_req *r,
-			     struct shm_xfer_msg *m, struct shm_ep_txe *t)
+			     struct shm_xfer_msg *m, struct rdm_ep_txe *t)
 {
 	*m = (struct shm_xfer_msg){
 		.iov = r->iov,
@@ -59,9 +57,9 @@ ssize_t shm_ep_rma_submit(struct shm_ep *ep, const struct shm_ep_rma_req *r)
 
 	if (r->count && !r->iov)
 		return -FI_EINVAL;
-	shm_ep_lock(ep);
+	rdm_ep_lock(&ep->rdm);
 	ret = shm_ep_rma_submit_locked(ep, r);
-	shm_ep_unlock(ep);
+	rdm_ep_unlock(&ep->rdm);
 	return ret;
 }
 
@@ -70,7 +68,7 @@ ssize_t shm_ep_rma_submit_locked(struct shm_ep *ep,
 {
 	struct shm_xfer_peer *xp;
 	struct shm_xfer_msg m;
-	struct shm_ep_txe *t;
+	struct rdm_ep_txe *t;
 	int ret;
 
 	if (!ep->xep) {
@@ -80,11 +78,11 @@ ssize_t shm_ep_rma_submit_locked(struct shm_ep *ep,
 	ret = shm_ep_peer_get(ep, r->dest, &xp);
 	if (ret)
 		goto out;
-	t = shm_ep_txe_get(ep);
+	t = rdm_ep_txe_get(&ep->rdm);
 	if (!t) {
 		/* every entry waits for its completion: move them on */
-		shm_xfer_ep_poll(ep->xep, PL_PROGRESS_POLL_BUDGET);
-		t = shm_ep_txe_get(ep);
+		rdm_ep_poll(&ep->rdm, PL_PROGRESS_POLL_BUDGET);
+		t = rdm_ep_txe_get(&ep->rdm);
 		if (!t) {
 			ret = -FI_EAGAIN;
 			goto out;
@@ -97,18 +95,18 @@ ssize_t shm_ep_rma_submit_locked(struct shm_ep *ep,
 	shm_ep_rma_msg_of(r, &m, t);
 	ret = shm_ep_rma_xfer(ep, xp, r, &m);
 	if (ret == -FI_EAGAIN) {
-		shm_xfer_ep_poll(ep->xep, PL_PROGRESS_POLL_BUDGET);
+		rdm_ep_poll(&ep->rdm, PL_PROGRESS_POLL_BUDGET);
 		ret = shm_ep_rma_xfer(ep, xp, r, &m);
 	}
 	if (ret == 0) {
 		/* not expected (every RMA is acknowledged), but complete */
 		shm_ep_tx_complete(ep, r->context, t->flags, r->flags, r->len,
 				   0);
-		shm_ep_txe_put(ep, t);
+		rdm_ep_txe_put(&ep->rdm, t);
 	} else if (ret == 1) {
 		ret = 0;	/* tx_done follows */
 	} else {
-		shm_ep_txe_put(ep, t);
+		rdm_ep_txe_put(&ep->rdm, t);
 	}
 out:
 	return ret;
@@ -200,11 +198,11 @@ static ssize_t shm_rma_readmsg(struct fid_ep *e, const struct fi_msg_rma *msg,
 		return ret;
 	if (msg->rma_iov_count > 1)
 		return shm_ep_rma_multi(e, SHM_EP_RMA_READ, msg,
-					SHM_EP_APP_FLAGS(flags));
+					RDM_EP_APP_FLAGS(flags));
 	return shm_ep_rma_op(e, SHM_EP_RMA_READ, msg->msg_iov, msg->iov_count,
 			     msg->addr, msg->rma_iov[0].addr,
 			     msg->rma_iov[0].key, 0, msg->context,
-			     SHM_EP_APP_FLAGS(flags), false);
+			     RDM_EP_APP_FLAGS(flags), false);
 }
 
 static ssize_t shm_rma_writev(struct fid_ep *e, const struct iovec *iov,
@@ -235,11 +233,11 @@ static ssize_t shm_rma_writemsg(struct fid_ep *e,
 		return ret;
 	if (msg->rma_iov_count > 1)
 		return shm_ep_rma_multi(e, SHM_EP_RMA_WRITE, msg,
-					SHM_EP_APP_FLAGS(flags));
+					RDM_EP_APP_FLAGS(flags));
 	return shm_ep_rma_op(e, SHM_EP_RMA_WRITE, msg->msg_iov,
 			     msg->iov_count, msg->addr, msg->rma_iov[0].addr,
 			     msg->rma_iov[0].key, msg->data, msg->context,
-			     SHM_EP_APP_FLAGS(flags), false);
+			     RDM_EP_APP_FLAGS(flags), false);
 }
 
 static ssize_t shm_rma_writedata(struct fid_ep *e, const void *buf,
@@ -260,7 +258,7 @@ static ssize_t shm_rma_inject(struct fid_ep *e, const void *buf, size_t len,
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 
 	return shm_ep_rma_op(e, SHM_EP_RMA_WRITE, &iov, 1, dest, addr, key, 0,
-			     NULL, FI_INJECT | SHM_EP_F_NOCOMP, true);
+			     NULL, FI_INJECT | RDM_EP_F_NOCOMP, true);
 }
 
 static ssize_t shm_rma_injectdata(struct fid_ep *e, const void *buf,
@@ -271,7 +269,7 @@ static ssize_t shm_rma_injectdata(struct fid_ep *e, const void *buf,
 
 	return shm_ep_rma_op(e, SHM_EP_RMA_WRITE, &iov, 1, dest, addr, key,
 			     data, NULL,
-			     FI_INJECT | FI_REMOTE_CQ_DATA | SHM_EP_F_NOCOMP,
+			     FI_INJECT | FI_REMOTE_CQ_DATA | RDM_EP_F_NOCOMP,
 			     true);
 }
 

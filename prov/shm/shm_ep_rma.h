@@ -24,7 +24,7 @@ struct shm_ep_rma_req {
 	uint64_t		data;		/* FI_REMOTE_CQ_DATA */
 	void			*context;
 	uint64_t		flags;		/* operation flags, |
-						 * SHM_EP_F_NOCOMP for inject */
+						 * RDM_EP_F_NOCOMP for inject */
 	uint64_t		cq_flags;	/* FI_RMA|FI_WRITE ... */
 	size_t			len;		/* completion's len */
 	const void		*amo;		/* atomic request */

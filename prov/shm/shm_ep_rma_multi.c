@@ -110,7 +110,7 @@ ssize_t shm_ep_rma_multi(struct fid_ep *e, enum shm_ep_rma_kind kind,
 	p->len = total;
 	p->left = 1;
 
-	shm_ep_lock(ep);
+	rdm_ep_lock(&ep->rdm);
 	for (i = 0; i <= last; i++) {
 		size_t len = msg->rma_iov[i].len < total - at ?
 			     (size_t)msg->rma_iov[i].len : total - at;
@@ -139,6 +139,6 @@ ssize_t shm_ep_rma_multi(struct fid_ep *e, enum shm_ep_rma_kind kind,
 	if (ret)
 		p->abandoned = true;
 	shm_ep_rma_multi_put(ep, p);	/* the submission's reference */
-	shm_ep_unlock(ep);
+	rdm_ep_unlock(&ep->rdm);
 	return ret;
 }

@@ -55,16 +55,16 @@ static void shm_ep_rma_event(struct shm_ep *ep, enum pl_ep_cntr_kind kind,
 			     uint64_t key, bool cq_data, uint64_t data,
 			     uint64_t len)
 {
-	struct fid_cntr *cntr = pl_ep_cntr(&ep->base, kind);
+	struct fid_cntr *cntr = pl_ep_cntr(&ep->rdm.base, kind);
 
-	if (ep->closing)
+	if (ep->rdm.closing)
 		return;
 	/* a counter bound to the MR itself (fi_mr_bind) */
 	pl_keymap_count(&ep->dom->keymap, key,
 			kind == PL_EP_CNTR_REMOTE_READ ? FI_REMOTE_READ :
 							 FI_REMOTE_WRITE);
-	if (cq_data && ep->base.rx_cq)
-		pl_cq_write(ep->base.rx_cq, NULL,
+	if (cq_data && ep->rdm.base.rx_cq)
+		pl_cq_write(ep->rdm.base.rx_cq, NULL,
 			    FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
 			    (size_t)len, NULL, data, 0, FI_ADDR_NOTAVAIL);
 	if (cntr)

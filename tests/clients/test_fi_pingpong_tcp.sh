@@ -9,10 +9,17 @@
 # "netns": server and client in two namespaces joined by a veth pair
 # (netns_lib.sh). The loader's trace (LD_DEBUG=files) proves that each
 # side initialized propel's libfabric.so.1.
+#
+# A second argument "rxm" runs the same over ofi_rxm on tcp (FI_EP_RDM:
+# -p 'tcp;ofi_rxm' -e rdm, connections made on demand by the first send).
 set -uo pipefail
 here=$(dirname "$0")
 . "$here/netns_lib.sh"
 mode=${1:-lo}
+pp_args=(-p tcp -e msg)
+if [ "${2:-tcp}" = rxm ]; then
+	pp_args=(-p "tcp;ofi_rxm" -e rdm)
+fi
 pp=/usr/bin/fi_pingpong
 if [ ! -x "$pp" ]; then
 	echo "SKIP: $pp is missing (Debian package libfabric-bin)"
@@ -74,7 +81,7 @@ run_pair() {
 	"${srv_ns[@]}" env LD_PRELOAD="${PROPEL_CLIENT_PRELOAD:-}" \
 		LD_LIBRARY_PATH="$PROPEL_LIBDIR" LD_DEBUG=files \
 		LD_DEBUG_OUTPUT="$tmp/$name.server.ld" \
-		timeout 600 "$pp" -p tcp -e msg "${v6[@]}" -B "$port" "$@" \
+		timeout 600 "$pp" "${pp_args[@]}" "${v6[@]}" -B "$port" "$@" \
 		>"$tmp/$name.server" 2>&1 &
 	srv_pid=$!
 	if ! wait_listen "$port"; then
@@ -85,7 +92,7 @@ run_pair() {
 	"${cli_ns[@]}" env LD_PRELOAD="${PROPEL_CLIENT_PRELOAD:-}" \
 		LD_LIBRARY_PATH="$PROPEL_LIBDIR" LD_DEBUG=files \
 		LD_DEBUG_OUTPUT="$tmp/$name.client.ld" \
-		timeout 600 "$pp" -p tcp -e msg "${v6[@]}" -P "$port" "$@" \
+		timeout 600 "$pp" "${pp_args[@]}" "${v6[@]}" -P "$port" "$@" \
 		"$dest" >"$tmp/$name.client" 2>&1
 	rc_c=$?
 	wait "$srv_pid"
@@ -120,10 +127,10 @@ for sz in 1 64 1k 4k 64k 1m 4m 6m; do
 done
 cat "$tmp/all.client"
 if [ "$mode" = lo6 ]; then
-	echo "PASS: Debian fi_pingpong -p tcp -e msg -6 ran on propel over ::1"
+	echo "PASS: Debian fi_pingpong ${pp_args[*]} -6 ran on propel over ::1"
 	exit 0
 fi
 run_pair small -I "$iters_small" -S 8 -c || exit 1
 grep -q "^8 " "$tmp/small.client" || { cat "$tmp/small.client"; exit 1; }
 cat "$tmp/small.client"
-echo "PASS: Debian fi_pingpong -p tcp -e msg ran on propel ($mode)"
+echo "PASS: Debian fi_pingpong ${pp_args[*]} ran on propel ($mode)"

@@ -135,12 +135,19 @@ struct fi_info *gi_hints(const char *prov_name)
 	return hints;
 }
 
+/* A test provider's answer: every part of its name ("core;util") is one
+ * (a built-in utility such as ofi_rxm may layer over testprov too). */
 static bool gi_is_test_prov(const struct fi_info *i)
 {
 	const char *name = i->fabric_attr ? i->fabric_attr->prov_name : NULL;
+	const char *semi;
 
-	return name && (!strncmp(name, "testprov", 8) ||
-			!strcmp(name, "ofi_testutil"));
+	if (!name)
+		return false;
+	semi = strchr(name, ';');
+	if (strncmp(name, "testprov", 8) && strncmp(name, "ofi_testutil", 12))
+		return false;
+	return !semi || !strcmp(semi + 1, "ofi_testutil");
 }
 
 int gi_getinfo(uint32_t version, const char *node, const char *service,

@@ -197,6 +197,35 @@ static void test_second_import_replaces(void **state)
 	assert_int_equal(b.stops, 1);
 }
 
+/* Import fills the monitor's fid.ops: the application may fi_close its
+ * own monitor, after the mr_cache fid (Open MPI's order: nothing left to
+ * do) or before it (the monitor is removed and stopped once). */
+static void test_app_closes_its_monitor(void **state)
+{
+	struct app_mon a;
+	struct fid *fid;
+
+	(void)state;
+	app_init(&a);
+	assert_int_equal(pl_mrc_import_open(FI_VERSION(1, 17), NULL, 0, 0,
+					    &fid, NULL), 0);
+	assert_int_equal(fi_import_fid(fid, &a.mon.fid, 0), 0);
+	assert_non_null(a.mon.fid.ops);
+	assert_int_equal(fi_close(fid), 0);
+	assert_int_equal(a.stops, 1);
+	assert_int_equal(fi_close(&a.mon.fid), 0);
+	assert_int_equal(a.stops, 1);
+
+	app_init(&a);
+	assert_int_equal(pl_mrc_import_open(FI_VERSION(1, 17), NULL, 0, 0,
+					    &fid, NULL), 0);
+	assert_int_equal(fi_import_fid(fid, &a.mon.fid, 0), 0);
+	assert_int_equal(fi_close(&a.mon.fid), 0);
+	assert_int_equal(a.stops, 1);
+	assert_int_equal(fi_close(fid), 0);
+	assert_int_equal(a.stops, 1);
+}
+
 /* More ranges than the log holds between two lookups: the cache cannot
  * know which were lost, so it drops everything (never serves stale). */
 static void test_log_overflow_drops_all(void **state)
@@ -243,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_import_and_notify),
 		cmocka_unit_test(test_bad_import),
 		cmocka_unit_test(test_second_import_replaces),
+		cmocka_unit_test(test_app_closes_its_monitor),
 		cmocka_unit_test(test_log_overflow_drops_all),
 	};
 

@@ -97,11 +97,13 @@ static int side_prepare(void *owner, struct rxm_conn *c, struct fid_ep *ep)
 	return fi_ep_bind(ep, &s->cq->fid, FI_TRANSMIT | FI_RECV);
 }
 
-static void side_connected(void *owner, struct rxm_conn *c)
+static void side_connected(void *owner, struct rxm_conn *c,
+			   struct fid_ep *ep)
 {
 	struct side *s = owner;
 
 	CHECK(s->nrx < 4);
+	CHECK(ep == c->msg_ep);
 	c->owner_data = s->rx[s->nrx];
 	CHECK_EQ(fi_recv(c->msg_ep, s->rx[s->nrx], MSG_LEN, NULL, 0,
 			 s->rx[s->nrx]), 0);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Completions and counters of the shm endpoint, per fi_cq(3) and
- * fi_cntr(3). Called under the endpoint lock (shm_ep.h); after close has
+ * Completions and counters of an RDM endpoint, per fi_cq(3) and
+ * fi_cntr(3). Called under the endpoint lock (rdm_ep.h); after close has
  * begun (ep->closing) nothing is written: the application has stopped
  * reading and the bound objects are about to be released.
  */
@@ -11,10 +11,10 @@
 
 #include "pl_cntr.h"
 #include "pl_cq.h"
-#include "shm_ep.h"
+#include "rdm_ep.h"
 
-void shm_ep_tx_complete(struct shm_ep *ep, void *context, uint64_t flags,
-			uint64_t op_flags, size_t len, int status)
+void rdm_ep_cq_tx(struct rdm_ep *ep, void *context, uint64_t flags,
+		  uint64_t op_flags, size_t len, int status)
 {
 	/* RMA and atomics count on the read / write counters */
 	struct fid_cntr *cntr = pl_ep_cntr(&ep->base,
@@ -22,15 +22,10 @@ void shm_ep_tx_complete(struct shm_ep *ep, void *context, uint64_t flags,
 		(flags & FI_READ) ? PL_EP_CNTR_READ : PL_EP_CNTR_WRITE);
 	struct fi_cq_err_entry err;
 
-	if (op_flags & SHM_EP_F_SUBOP) {
-		/* a segment of a multi-buffer RMA: its parent completes */
-		shm_ep_rma_sub_done(ep, context, status);
-		return;
-	}
 	if (ep->closing)
 		return;
 	if (!status) {
-		if (ep->base.tx_cq && !(op_flags & SHM_EP_F_NOCOMP) &&
+		if (ep->base.tx_cq && !(op_flags & RDM_EP_F_NOCOMP) &&
 		    pl_ep_op_completes(ep->base.tx_cq_flags, op_flags, false))
 			pl_cq_write(ep->base.tx_cq, context, flags, 0, NULL, 0,
 				    0, FI_ADDR_NOTAVAIL);
@@ -42,7 +37,7 @@ void shm_ep_tx_complete(struct shm_ep *ep, void *context, uint64_t flags,
 		memset(&err, 0, sizeof(err));
 		/* an fi_inject has no context to report; the error still
 		 * surfaces (errors are always reported, fi_cq(3)) */
-		err.op_context = (op_flags & SHM_EP_F_NOCOMP) ? NULL : context;
+		err.op_context = (op_flags & RDM_EP_F_NOCOMP) ? NULL : context;
 		err.flags = flags;
 		err.len = len;
 		err.err = -status;
@@ -53,8 +48,8 @@ void shm_ep_tx_complete(struct shm_ep *ep, void *context, uint64_t flags,
 		pl_cntr_inc_err(cntr);
 }
 
-void shm_ep_rx_complete(struct shm_ep *ep, const struct shm_ep_rxp *p,
-			int status, uint64_t len)
+void rdm_ep_cq_rx(struct rdm_ep *ep, const struct rdm_ep_rxp *p, int status,
+		  uint64_t len)
 {
 	struct fid_cntr *cntr = pl_ep_cntr(&ep->base, PL_EP_CNTR_RECV);
 	struct fi_cq_err_entry err;
@@ -87,7 +82,7 @@ void shm_ep_rx_complete(struct shm_ep *ep, const struct shm_ep_rxp *p,
 			 * is not in the AV, its address is the err_data */
 			err.err = FI_EADDRNOTAVAIL;
 			err.err_data = (void *)p->src_name;
-			err.err_data_size = strlen(p->src_name) + 1;
+			err.err_data_size = p->src_name_len;
 		} else {
 			err.err = -status;
 			err.prov_errno = -status;
@@ -102,8 +97,8 @@ void shm_ep_rx_complete(struct shm_ep *ep, const struct shm_ep_rxp *p,
 	}
 }
 
-void shm_ep_rx_error(struct shm_ep *ep, void *context, uint64_t flags,
-		     int err_code)
+void rdm_ep_cq_rx_err(struct rdm_ep *ep, void *context, uint64_t flags,
+		      int err_code)
 {
 	struct fi_cq_err_entry err;
 

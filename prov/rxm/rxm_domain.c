@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The rxm domain: the core's domain underneath (its fi_info found with
+ * PL_GETINFO_CORE_ONLY at our source address and kept as the template of
+ * every core endpoint), the engine's CQs, counters, MRs and AV.
+ */
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fi_errno.h>
+
+#include "pl_cntr.h"
+#include "pl_compiler.h"
+#include "pl_cq.h"
+#include "pl_fid_nosys.h"
+#include "pl_info.h"
+#include "pl_mr.h"
+#include "pl_poll.h"
+#include "rxm_ep.h"
+#include "rxm_prov.h"
+
+static struct fi_ops rxm_domain_fid_ops;
+
+static struct rxm_domain *rxm_domain_of(struct fid *fid)
+{
+	if (!fid || fid->fclass != FI_CLASS_DOMAIN ||
+	    fid->ops != &rxm_domain_fid_ops)
+		return NULL;
+	return pl_container_of(fid, struct rxm_domain, base.domain_fid.fid);
+}
+
+static int rxm_domain_close(struct fid *fid)
+{
+	struct rxm_domain *d = rxm_domain_of(fid);
+	int ret;
+
+	if (!d)
+		return -FI_EINVAL;
+	ret = pl_domain_fini(&d->base);
+	if (ret)
+		return ret;	/* children remain: -FI_EBUSY */
+	(void)fi_close(&d->core_domain->fid);
+	fi_freeinfo_1_3(d->core_info);
+	pl_keymap_fini(&d->keymap);
+	free(d);
+	return 0;
+}
+
+static int rxm_domain_mr_reg(struct fid *fid, const void *buf, size_t len,
+			     uint64_t access, uint64_t offset,
+			     uint64_t requested_key, uint64_t flags,
+			     struct fid_mr **mr_p, void *context)
+{
+	struct rxm_domain *d = rxm_domain_of(fid);
+
+	if (!d)
+		return -FI_EINVAL;
+	return pl_mr_reg(&d->base, &d->keymap, buf, len, access, offset,
+			 requested_key, flags, mr_p, context);
+}
+
+static int rxm_domain_mr_regv(struct fid *fid, const struct iovec *iov,
+			      size_t count, uint64_t access, uint64_t offset,
+			      uint64_t requested_key, uint64_t flags,
+			      struct fid_mr **mr_p, void *context)
+{
+	struct rxm_domain *d = rxm_domain_of(fid);
+
+	if (!d)
+		return -FI_EINVAL;
+	return pl_mr_regv(&d->base, &d->keymap, iov, count, access, offset,
+			  requested_key, flags, mr_p, context);
+}
+
+static int rxm_domain_mr_regattr(struct fid *fid,
+				 const struct fi_mr_attr *attr,
+				 uint64_t flags, struct fid_mr **mr_p)
+{
+	struct rxm_domain *d = rxm_domain_of(fid);
+
+	if (!d)
+		return -FI_EINVAL;
+	return pl_mr_regattr(&d->base, &d->keymap, attr, flags, mr_p);
+}
+
+static int rxm_domain_control(struct fid *fid, int command, void *arg)
+{
+	struct rxm_domain *d = rxm_domain_of(fid);
+
+	if (!d)
+		return -FI_EINVAL;
+	return pl_mr_domain_control(&d->base, command, arg);
+}
+
+static struct fi_ops rxm_domain_fid_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = rxm_domain_close,
+	.bind = pl_domain_bind,
+	.control = rxm_domain_control,
+	.ops_open = pl_fid_nosys_ops_open,
+	.tostr = pl_fid_nosys_tostr,
+	.ops_set = pl_fid_nosys_ops_set,
+};
+
+static struct fi_ops_domain rxm_domain_ops = {
+	.size = sizeof(struct fi_ops_domain),
+	.av_open = rxm_av_open,
+	.cq_open = pl_cq_open,
+	.endpoint = rxm_ep_open,
+	.scalable_ep = pl_fid_nosys_domain_scalable_ep,
+	.cntr_open = pl_cntr_open,
+	.poll_open = pl_poll_open,
+	.stx_ctx = pl_fid_nosys_domain_stx_ctx,
+	.srx_ctx = pl_fid_nosys_domain_srx_ctx,
+	.query_atomic = pl_fid_nosys_domain_query_atomic,
+	.query_collective = pl_fid_nosys_domain_query_collective,
+	.endpoint2 = pl_fid_nosys_domain_endpoint2,
+};
+
+static struct fi_ops_mr rxm_domain_mr_ops = {
+	.size = sizeof(struct fi_ops_mr),
+	.reg = rxm_domain_mr_reg,
+	.regv = rxm_domain_mr_regv,
+	.regattr = rxm_domain_mr_regattr,
+};
+
+/* The core's entry for this domain: same fabric, domain and source
+ * address, FI_EP_MSG, messages. */
+static int rxm_domain_core_info(struct rxm_fabric *fab,
+				const struct fi_info *info, uint32_t version,
+				struct fi_info **core_p)
+{
+	struct fi_info *hints = fi_allocinfo(), *core = NULL;
+	int ret = -FI_ENOMEM;
+
+	if (!hints)
+		return ret;
+	hints->ep_attr->type = FI_EP_MSG;
+	hints->caps = FI_MSG;
+	hints->addr_format = info->addr_format;
+	if (info->src_addr && info->src_addrlen) {
+		hints->src_addr = malloc(info->src_addrlen);
+		if (!hints->src_addr)
+			goto out;
+		memcpy(hints->src_addr, info->src_addr, info->src_addrlen);
+		hints->src_addrlen = info->src_addrlen;
+	}
+	hints->fabric_attr->prov_name = strdup(fab->core_name);
+	if (info->fabric_attr && info->fabric_attr->name)
+		hints->fabric_attr->name = strdup(info->fabric_attr->name);
+	if (info->domain_attr && info->domain_attr->name)
+		hints->domain_attr->name = strdup(info->domain_attr->name);
+	hints->domain_attr->mr_mode = ~(FI_MR_BASIC | FI_MR_SCALABLE);
+	hints->mode = ~0ULL;
+	ret = fi_getinfo_1_3(version, NULL, NULL, PL_GETINFO_CORE_ONLY, hints,
+			     &core);
+	if (!ret) {
+		/* the first answer; the rest are other addresses */
+		fi_freeinfo_1_3(core->next);
+		core->next = NULL;
+		*core_p = core;
+	}
+out:
+	fi_freeinfo_1_3(hints);
+	return ret;
+}
+
+int rxm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		    struct fid_domain **domain_p, void *context)
+{
+	struct rxm_fabric *fab;
+	struct rxm_domain *d;
+	uint32_t version;
+	int ret;
+
+	if (!fabric || !info || !info->domain_attr || !domain_p)
+		return -FI_EINVAL;
+	if (info->addr_format != FI_SOCKADDR_IN &&
+	    info->addr_format != FI_SOCKADDR_IN6)
+		return -FI_EINVAL;
+	fab = pl_container_of(fabric, struct rxm_fabric, base.fabric_fid);
+	version = fabric->api_version ? fabric->api_version :
+		  FI_VERSION(1, 17);
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -FI_ENOMEM;
+	d->fab = fab;
+	d->addrlen = info->addr_format == FI_SOCKADDR_IN6 ?
+		     sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	ret = pl_keymap_init(&d->keymap);
+	if (ret)
+		goto err_free;
+	ret = rxm_domain_core_info(fab, info, version, &d->core_info);
+	if (ret)
+		goto err_keymap;
+	ret = fi_domain(fab->core_fabric, d->core_info, &d->core_domain, d);
+	if (ret)
+		goto err_info;
+	ret = pl_domain_init(&d->base, fabric, info, version, 0, context);
+	if (ret)
+		goto err_core;
+	d->base.domain_fid.fid.ops = &rxm_domain_fid_ops;
+	d->base.domain_fid.ops = &rxm_domain_ops;
+	d->base.domain_fid.mr = &rxm_domain_mr_ops;
+	*domain_p = &d->base.domain_fid;
+	return 0;
+
+err_core:
+	(void)fi_close(&d->core_domain->fid);
+err_info:
+	fi_freeinfo_1_3(d->core_info);
+err_keymap:
+	pl_keymap_fini(&d->keymap);
+err_free:
+	free(d);
+	return ret;
+}

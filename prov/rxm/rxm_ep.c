@@ -1,0 +1,335 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The rxm FI_EP_RDM endpoint: open, bind, enable, names, close. The RDM
+ * endpoint core (rdm_ep.h) does fi_msg / fi_tagged, matching,
+ * completions, aliases and options; fi_enable brings the transport up
+ * (a core CQ, the listener of the connection manager) and registers the
+ * endpoint as a progress source of the domain's context, sleeping on the
+ * core CQ's wait fd, and the EQ's fd as a second source that wakes it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rdma/fi_errno.h>
+
+#include "pl_compiler.h"
+#include "pl_fid_nosys.h"
+#include "pl_info.h"
+#include "rxm_ep.h"
+#include "rxm_params.h"
+
+#define RXM_EP_OF_FID(f) ((struct rxm_ep *)rdm_ep_of_fid(f))
+
+static int rxm_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	return pl_ep_bind(&RXM_EP_OF_FID(fid)->rdm.base, bfid, flags);
+}
+
+static int rxm_ep_wait_fd(struct fid *fid)
+{
+	int fd = -1, ret;
+
+	ret = fi_control(fid, FI_GETWAIT, &fd);
+	return ret ? ret : fd;
+}
+
+/* The CM source only wakes: the endpoint's source reads the EQ. */
+static int rxm_ep_cm_src_poll(struct pl_progress_source *src,
+			      unsigned budget)
+{
+	(void)src;
+	(void)budget;
+	return 0;
+}
+
+/* The transport: a core CQ, the connection manager listening, the fd a
+ * sleeper waits on. */
+static int rxm_ep_transport_open(struct rxm_ep *ep)
+{
+	struct fi_cq_attr cq_attr = {
+		.format = FI_CQ_FORMAT_MSG,
+		.wait_obj = FI_WAIT_FD,
+		/* every send and posted buffer of every connection */
+		.size = 0,
+	};
+	int ret;
+
+	struct fi_info *core;
+
+	ret = fi_cq_open(ep->dom->core_domain, &cq_attr, &ep->core_cq, ep);
+	if (ret)
+		return ret;
+	/* the listener binds the endpoint's own source address: each
+	 * endpoint of a domain has its own name */
+	core = fi_dupinfo_1_3(ep->dom->core_info);
+	if (!core)
+		return -FI_ENOMEM;
+	if (ep->src_addr) {
+		free(core->src_addr);
+		core->src_addr = ep->src_addr;
+		core->src_addrlen = ep->src_addrlen;
+	}
+	ret = rxm_cm_open(&ep->cm, ep->dom->fab->core_fabric,
+			  ep->dom->core_domain, core, &rxm_ep_cm_ops, ep);
+	if (ep->src_addr)
+		core->src_addr = NULL;	/* still ours */
+	fi_freeinfo_1_3(core);
+	if (ret)
+		return ret;
+	ep->cm_open = true;
+	return 0;
+}
+
+/* Everything the transport holds, in an order that leaves no buffer
+ * behind: the connections close (their core endpoints complete what
+ * they held, in error, into the core CQ), the CQ is drained of those
+ * completions, then closed. */
+static void rxm_ep_transport_close(struct rxm_ep *ep)
+{
+	struct fi_cq_msg_entry e[16];
+	struct fi_cq_err_entry err;
+	struct rxm_peer *p;
+	ssize_t n, i;
+
+	for (p = ep->peers; p; p = p->all_next) {
+		rxm_ep_tx_fail_peer(ep, p, -FI_ECANCELED);
+		rxm_ep_rx_fail_peer(ep, p, -FI_ECANCELED);
+	}
+	if (ep->cm_open)
+		rxm_cm_close(&ep->cm);
+	ep->cm_open = false;
+	while (ep->core_cq) {
+		n = fi_cq_read(ep->core_cq, e, 16);
+		if (n == -FI_EAVAIL) {
+			memset(&err, 0, sizeof(err));
+			if (fi_cq_readerr(ep->core_cq, &err, 0) != 1)
+				break;
+			if (err.flags & FI_RECV)
+				free(err.op_context);
+			else if (err.flags & FI_SEND)
+				rxm_ep_tx_done(ep, err.op_context,
+					       -FI_ECANCELED);
+			continue;
+		}
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++) {
+			if (e[i].flags & FI_RECV)
+				free(e[i].op_context);
+			else if (e[i].flags & FI_SEND)
+				rxm_ep_tx_done(ep, e[i].op_context, 0);
+		}
+	}
+	if (ep->core_cq)
+		(void)fi_close(&ep->core_cq->fid);
+	ep->core_cq = NULL;
+	while ((p = ep->peers)) {
+		ep->peers = p->all_next;
+		free(p);
+	}
+}
+
+static int rxm_ep_enable(struct rxm_ep *ep)
+{
+	struct pl_progress_ctx *ctx =
+		pl_domain_progress(&ep->dom->base.domain_fid);
+	int ret;
+
+	ret = pl_ep_enable(&ep->rdm.base);
+	if (ret)
+		return ret;
+	ret = rxm_ep_transport_open(ep);
+	if (ret)
+		goto err;
+	pl_match_set_min_multi_recv(&ep->rdm.match,
+				    ep->rdm.base.min_multi_recv);
+	ep->rdm.ready = true;
+	ep->src = (struct rdm_ep_source){
+		.src = {
+			.poll = rdm_ep_progress_poll,
+			.arm = rdm_ep_progress_arm,
+			.fd = rxm_ep_wait_fd(&ep->core_cq->fid),
+			.name = "ofi_rxm endpoint",
+		},
+		.ep = &ep->rdm,
+		.ctx = ctx,
+	};
+	ep->cm_src = (struct pl_progress_source){
+		.poll = rxm_ep_cm_src_poll,
+		.fd = rxm_ep_wait_fd(&ep->cm.eq->fid),
+		.name = "ofi_rxm connections",
+	};
+	if (ep->src.src.fd < 0 || ep->cm_src.fd < 0) {
+		ret = -FI_EINVAL;
+		goto err;
+	}
+	ret = pl_progress_source_add(ctx, &ep->src.src);
+	if (ret)
+		goto err;
+	ep->src_added = true;
+	ret = pl_progress_source_add(ctx, &ep->cm_src);
+	if (ret)
+		goto err_src;
+	ep->cm_src_added = true;
+	return 0;
+
+err_src:
+	pl_progress_source_remove(ctx, &ep->src.src);
+	ep->src_added = false;
+err:
+	ep->rdm.ready = false;
+	rxm_ep_transport_close(ep);
+	ep->rdm.base.enabled = false;
+	return ret;
+}
+
+static int rxm_ep_control(struct fid *fid, int command, void *arg)
+{
+	struct rxm_ep *ep = RXM_EP_OF_FID(fid);
+
+	if (command == FI_ENABLE)
+		return rxm_ep_enable(ep);
+	return rdm_ep_control(&ep->rdm, command, arg);
+}
+
+static int rxm_ep_close(struct fid *fid)
+{
+	struct rxm_ep *ep = RXM_EP_OF_FID(fid);
+
+	if (ep->rdm.naliases)
+		return -FI_EBUSY;	/* fi_endpoint(3): aliases first */
+	if (ep->cm_src_added)
+		pl_progress_source_remove(
+			pl_domain_progress(&ep->dom->base.domain_fid),
+			&ep->cm_src);
+	if (ep->src_added)
+		pl_progress_source_remove(
+			pl_domain_progress(&ep->dom->base.domain_fid),
+			&ep->src.src);
+	rdm_ep_close_rx(&ep->rdm);
+	rdm_ep_lock(&ep->rdm);
+	rxm_ep_transport_close(ep);
+	rdm_ep_unlock(&ep->rdm);
+	rdm_ep_fini(&ep->rdm);
+	free(ep->src_addr);
+	free(ep);
+	return 0;
+}
+
+static int rxm_ep_setopt(fid_t fid, int level, int optname,
+			 const void *optval, size_t optlen)
+{
+	return rdm_ep_setopt(&RXM_EP_OF_FID(fid)->rdm, level, optname,
+			     optval, optlen);
+}
+
+static int rxm_ep_getopt(fid_t fid, int level, int optname, void *optval,
+			 size_t *optlen)
+{
+	return pl_ep_getopt(&RXM_EP_OF_FID(fid)->rdm.base, level, optname,
+			    optval, optlen);
+}
+
+/* The listener's address: known once fi_enable made it. */
+static int rxm_ep_getname(fid_t fid, void *addr, size_t *addrlen)
+{
+	struct rxm_ep *ep = RXM_EP_OF_FID(fid);
+
+	if (!addrlen)
+		return -FI_EINVAL;
+	if (!ep->cm_open)
+		return -FI_EOPBADSTATE;
+	return rxm_cm_getname(&ep->cm, addr, addrlen);
+}
+
+static struct fi_ops rxm_ep_fid_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = rxm_ep_close,
+	.bind = rxm_ep_bind,
+	.control = rxm_ep_control,
+	.ops_open = pl_fid_nosys_ops_open,
+	.tostr = pl_fid_nosys_tostr,
+	.ops_set = pl_fid_nosys_ops_set,
+};
+
+static struct fi_ops_ep rxm_ep_ops = {
+	.size = sizeof(struct fi_ops_ep),
+	.cancel = rdm_ep_rx_cancel,
+	.getopt = rxm_ep_getopt,
+	.setopt = rxm_ep_setopt,
+	.tx_ctx = pl_fid_nosys_ep_tx_ctx,
+	.rx_ctx = pl_fid_nosys_ep_rx_ctx,
+	.rx_size_left = rdm_ep_rx_size_left,
+	.tx_size_left = rdm_ep_tx_size_left,
+};
+
+static struct fi_ops_cm rxm_ep_cm_ops_tbl = {
+	.size = sizeof(struct fi_ops_cm),
+	.setname = pl_fid_nosys_cm_setname,
+	.getname = rxm_ep_getname,
+	.getpeer = pl_fid_nosys_cm_getpeer,
+	.connect = pl_fid_nosys_cm_connect,
+	.listen = pl_fid_nosys_cm_listen,
+	.accept = pl_fid_nosys_cm_accept,
+	.reject = pl_fid_nosys_cm_reject,
+	.shutdown = pl_fid_nosys_cm_shutdown,
+	.join = pl_fid_nosys_cm_join,
+};
+
+int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
+		struct fid_ep **ep_p, void *context)
+{
+	const struct rxm_params *p = rxm_params_get();
+	struct rdm_ep_attr attr = {
+		.tops = &rxm_ep_transport_ops,
+		.tx_size = p->tx_size,
+		.rx_size = p->rx_size,
+		.iov_limit = RXM_IOV_LIMIT,
+		.inject_size = RXM_INJECT_SIZE,
+	};
+	struct pl_domain *pd = pl_domain_of(domain);
+	struct rxm_ep *ep;
+	int ret;
+
+	if (!pd || !info || !ep_p)
+		return -FI_EINVAL;
+	if (info->ep_attr && info->ep_attr->type != FI_EP_RDM &&
+	    info->ep_attr->type != FI_EP_UNSPEC)
+		return -FI_EINVAL;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return -FI_ENOMEM;
+	ep->dom = (struct rxm_domain *)pd;
+	ep->msg_rx_size = p->msg_rx_size;
+	ep->lim.buf_size = p->buffer_size;
+	ep->lim.sar_limit = p->sar_limit;
+	ep->lim.max_msg_size = p->sar_limit;
+	if (info->ep_attr && info->ep_attr->max_msg_size &&
+	    info->ep_attr->max_msg_size < ep->lim.max_msg_size)
+		ep->lim.max_msg_size = info->ep_attr->max_msg_size;
+	if (info->src_addr && info->src_addrlen == ep->dom->addrlen) {
+		ep->src_addr = malloc(info->src_addrlen);
+		if (!ep->src_addr) {
+			free(ep);
+			return -FI_ENOMEM;
+		}
+		memcpy(ep->src_addr, info->src_addr, info->src_addrlen);
+		ep->src_addrlen = info->src_addrlen;
+	}
+	ret = rdm_ep_init(&ep->rdm, domain, info, &attr, context);
+	if (ret) {
+		free(ep->src_addr);
+		free(ep);
+		return ret;
+	}
+	ep->rdm.base.ep_fid.fid.ops = &rxm_ep_fid_ops;
+	ep->rdm.base.ep_fid.ops = &rxm_ep_ops;
+	ep->rdm.base.ep_fid.cm = &rxm_ep_cm_ops_tbl;
+	/* not offered yet (rxm_info.c): every call answers -FI_ENOSYS */
+	ep->rdm.base.ep_fid.rma = (struct fi_ops_rma *)&pl_fid_nosys_rma_ops;
+	ep->rdm.base.ep_fid.atomic =
+		(struct fi_ops_atomic *)&pl_fid_nosys_atomic_ops;
+	*ep_p = &ep->rdm.base.ep_fid;
+	return 0;
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The rxm endpoint: an RDM endpoint core (rdm_ep.h) over a transport made
+ * of one core connection per peer (rxm_conn.h) and the data protocol of
+ * rxm_proto.h. rxm_ep.c opens, enables and closes it; rxm_ep_tx.c and
+ * rxm_ep_rx.c are the transport's send and receive sides;
+ * rxm_ep_transport.c the table the core calls.
+ *
+ * Synchronization: everything below is touched only inside the core's
+ * serialization (the endpoint lock or the progress source's trylock,
+ * rdm_ep.h): the transport ops run there, and so do the connection
+ * manager's callbacks, which rxm_cm_progress calls from the poll op.
+ * Open and close run alone (fi_endpoint(3)).
+ *
+ * Buffers: a send is copied into tx buffers (struct rxm_txb: the header
+ * and up to buffer_size - header bytes each), so the application's
+ * buffer is free when the call returns and a segmented message needs no
+ * iov bookkeeping; each connection has msg_rx_size receive buffers
+ * (struct rxm_rxb) posted on its core endpoint. A message that arrives
+ * before its receive is posted is copied out of its buffer, which is
+ * posted again at once.
+ */
+#ifndef PROPEL_RXM_EP_H
+#define PROPEL_RXM_EP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rdma/fi_endpoint.h>
+
+#include "rdm_ep.h"
+#include "rxm_conn.h"
+#include "rxm_prov.h"
+#include "rxm_proto.h"
+
+#define RXM_IOV_LIMIT	4
+#define RXM_INJECT_SIZE	256
+
+struct rxm_peer;
+
+/* One application send: completes once all its tx buffers did. */
+struct rxm_txop {
+	void *context;			/* the core's (rdm_ep_tx_done) */
+	uint32_t left;			/* tx buffers not completed yet */
+	int status;			/* first error */
+};
+
+/* A core message to send: a header and its payload, copied. */
+struct rxm_txb {
+	struct rxm_txb *next;		/* the peer's queue */
+	struct rxm_peer *peer;
+	struct rxm_txop *op;
+	size_t len;			/* bytes of buf to send */
+	uint8_t buf[];			/* struct rxm_hdr + payload */
+};
+
+/* A posted receive buffer of a connection. */
+struct rxm_rxb {
+	struct rxm_peer *peer;
+	struct fid_ep *ep;		/* where it is posted */
+	uint8_t buf[];			/* buffer_size bytes */
+};
+
+/* A message handed to the core (trx): eager (all of it copied) or
+ * segmented (its segments land in dest once delivered, or are staged). */
+struct rxm_rx {
+	struct rxm_peer *peer;
+	uint64_t size;			/* the message's bytes */
+	uint64_t got;			/* segments' bytes arrived so far */
+	uint64_t msg_id;		/* segmented */
+	bool sar;
+	bool delivered;			/* rx_deliver gave dest */
+	bool discard;			/* rx_discard: drop what comes */
+	int status;			/* first error (negative) */
+	void *ctx;			/* the core's, for rdm_ep_rx_done */
+	struct iovec dest[RXM_IOV_LIMIT];
+	size_t dest_cnt;
+	uint64_t placed;		/* bytes written to dest */
+	const uint8_t *pending;		/* seg 0 payload during arrive */
+	size_t pending_len;
+	uint8_t *staged;		/* eager data, or segments before
+					 * delivery (size bytes) */
+};
+
+/* What the endpoint keeps per peer (the connection's owner_data). */
+struct rxm_peer {
+	struct rxm_conn *conn;
+	struct rxm_txb *txq_head, *txq_tail;	/* not yet taken by the core */
+	struct rxm_peer *pend_next;		/* on ep->pend when txq */
+	bool on_pend;
+	struct rxm_rx *sar;		/* the segmented message arriving */
+	size_t rxb_posted;		/* buffers posted on the connection */
+	struct rxm_peer *all_next;	/* every peer of the endpoint */
+};
+
+struct rxm_ep {
+	struct rdm_ep rdm;		/* FIRST */
+	struct rxm_domain *dom;
+	struct rdm_ep_source src;
+	bool src_added;
+	struct fid_cq *core_cq;		/* every connection's sends and
+					 * receives */
+	struct rxm_cm cm;
+	bool cm_open;
+	/* open only: fi_endpoint's source address (a listener's port the
+	 * application chose), NULL: the domain's, any port */
+	void *src_addr;
+	size_t src_addrlen;
+	/* the EQ's wait fd as a source of its own, to wake a sleeper on
+	 * CM events (the endpoint's source sleeps on the core CQ's fd; an
+	 * epoll set of both would nest one level too deep for the kernel
+	 * under a wait set or counter) */
+	struct pl_progress_source cm_src;
+	bool cm_src_added;
+	struct rxm_proto_limits lim;
+	size_t msg_rx_size;
+	uint64_t next_msg_id;
+	struct rxm_peer *pend;		/* peers with queued tx buffers */
+	struct rxm_peer *peers;		/* all, freed at close */
+};
+
+static inline struct rxm_ep *rxm_ep_of_rdm(struct rdm_ep *r)
+{
+	return (struct rxm_ep *)r;	/* rdm is first */
+}
+
+/* rxm_ep_transport.c */
+extern const struct rdm_transport_ops rxm_ep_transport_ops;
+extern const struct rxm_cm_ops rxm_ep_cm_ops;
+/* The peer state of conn, made on first use; NULL on ENOMEM. */
+struct rxm_peer *rxm_ep_peer(struct rxm_ep *ep, struct rxm_conn *conn);
+
+/* rxm_ep_tx.c */
+int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
+		   const struct rdm_tx_msg *msg);
+/* Push queued tx buffers to the core: the work done. */
+int rxm_ep_tx_flush(struct rxm_ep *ep);
+/* A core send completed (status 0 or -FI_E*). */
+void rxm_ep_tx_done(struct rxm_ep *ep, struct rxm_txb *txb, int status);
+/* The peer's connection ended: its queued buffers fail. */
+void rxm_ep_tx_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err);
+
+/* rxm_ep_rx.c */
+/* Post msg_rx_size buffers on a fresh core endpoint of the peer's. */
+int rxm_ep_rx_post_bufs(struct rxm_ep *ep, struct rxm_peer *peer,
+			struct fid_ep *msg_ep);
+/* A core receive completed into rxb with len bytes. */
+void rxm_ep_rx_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb, size_t len);
+/* A core receive ended in error (the connection went): free rxb. */
+void rxm_ep_rx_buf_failed(struct rxm_ep *ep, struct rxm_rxb *rxb);
+/* The peer's connection ended: its segmented message fails. */
+void rxm_ep_rx_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err);
+int rxm_ep_rx_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
+		      const struct iovec *iov, size_t count, void *ctx,
+		      uint64_t *len_p);
+void rxm_ep_rx_discard(struct rxm_ep *ep, struct rxm_rx *rx);
+
+/* Tell core CQ contexts apart: tx buffers and rx buffers both start
+ * with a pointer, so the context is tagged by its completion's flags
+ * (FI_SEND / FI_RECV), which the core sets. */
+
+#endif /* PROPEL_RXM_EP_H */

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The send side of the rxm transport (rxm_ep.h): a message becomes one
+ * eager core message, or segments of buffer_size bytes (RXM_OP_SAR),
+ * copied into tx buffers queued on the peer; the queue goes to the core
+ * endpoint as far as the core takes it, now and at every poll. The send
+ * completes when all its buffers did. Inside the core's serialization.
+ */
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fi_errno.h>
+
+#include "pl_iov.h"
+#include "rxm_ep.h"
+
+static void rxm_tx_pend(struct rxm_ep *ep, struct rxm_peer *peer)
+{
+	if (peer->on_pend)
+		return;
+	peer->on_pend = true;
+	peer->pend_next = ep->pend;
+	ep->pend = peer;
+}
+
+static void rxm_tx_hdr(struct rxm_hdr *h, uint8_t op,
+		       const struct rdm_tx_msg *msg, uint64_t size,
+		       uint32_t seg, uint64_t msg_id)
+{
+	uint16_t flags = 0;
+
+	if (msg->flags & RDM_TX_TAGGED)
+		flags |= RXM_F_TAGGED;
+	if (msg->flags & RDM_TX_CQ_DATA)
+		flags |= RXM_F_CQ_DATA;
+	memset(h, 0, sizeof(*h));
+	h->version = RXM_PROTO_VERSION;
+	h->op = op;
+	h->flags = htole16(flags);
+	h->seg = htole32(seg);
+	h->size = htole64(size);
+	h->tag = htole64((msg->flags & RDM_TX_TAGGED) ? msg->tag : 0);
+	h->cq_data = htole64((msg->flags & RDM_TX_CQ_DATA) ?
+			     msg->cq_data : 0);
+	h->msg_id = htole64(msg_id);
+}
+
+int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
+		   const struct rdm_tx_msg *msg)
+{
+	uint64_t size = pl_iov_total(msg->iov, msg->iov_count);
+	size_t per = rxm_sar_seg_payload(&ep->lim), cur = 0, off = 0;
+	struct rxm_txb *first = NULL, *last = NULL, *b;
+	struct rxm_txop *op;
+	uint32_t nseg, i;
+	uint64_t msg_id = 0, chunk;
+
+	if (size > ep->lim.max_msg_size)
+		return -FI_EMSGSIZE;
+	nseg = size <= per ? 1 : (uint32_t)((size + per - 1) / per);
+	op = malloc(sizeof(*op));
+	if (!op)
+		return -FI_ENOMEM;
+	op->context = msg->context;
+	op->left = nseg;
+	op->status = 0;
+	if (nseg > 1)
+		msg_id = ++ep->next_msg_id;
+	for (i = 0; i < nseg; i++) {
+		chunk = size - (uint64_t)i * per < per ?
+			size - (uint64_t)i * per : per;
+		b = malloc(sizeof(*b) + sizeof(struct rxm_hdr) + chunk);
+		if (!b)
+			goto err;
+		b->next = NULL;
+		b->peer = peer;
+		b->op = op;
+		b->len = sizeof(struct rxm_hdr) + chunk;
+		rxm_tx_hdr((struct rxm_hdr *)b->buf,
+			   nseg > 1 ? RXM_OP_SAR : RXM_OP_EAGER, msg, size,
+			   i, msg_id);
+		(void)pl_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
+				    b->buf + sizeof(struct rxm_hdr), chunk);
+		if (last)
+			last->next = b;
+		else
+			first = b;
+		last = b;
+	}
+	/* the whole message queues at once, behind what was queued:
+	 * segments of two messages never interleave on a connection */
+	if (peer->txq_tail)
+		peer->txq_tail->next = first;
+	else
+		peer->txq_head = first;
+	peer->txq_tail = last;
+	rxm_tx_pend(ep, peer);
+	(void)rxm_ep_tx_flush(ep);
+	return 1;
+
+err:
+	while ((b = first)) {
+		first = b->next;
+		free(b);
+	}
+	free(op);
+	return -FI_ENOMEM;
+}
+
+/* Push one peer's queue; false when the core is full (try later). */
+static bool rxm_tx_push(struct rxm_ep *ep, struct rxm_peer *peer, int *work)
+{
+	struct rxm_conn *c = peer->conn;
+	struct rxm_txb *b;
+	ssize_t ret;
+
+	if (c->state != RXM_CONN_CONNECTED)
+		return false;	/* sent once connected */
+	while ((b = peer->txq_head)) {
+		ret = fi_send(c->msg_ep, b->buf, b->len, NULL, 0, b);
+		if (ret == -FI_EAGAIN)
+			return false;
+		peer->txq_head = b->next;
+		if (!peer->txq_head)
+			peer->txq_tail = NULL;
+		b->next = NULL;
+		(*work)++;
+		if (ret)
+			rxm_ep_tx_done(ep, b, (int)ret);
+	}
+	return true;
+}
+
+int rxm_ep_tx_flush(struct rxm_ep *ep)
+{
+	struct rxm_peer *p = ep->pend, **pp = &ep->pend;
+	int work = 0;
+
+	while ((p = *pp)) {
+		if (rxm_tx_push(ep, p, &work) || !p->txq_head) {
+			*pp = p->pend_next;
+			p->on_pend = false;
+			p->pend_next = NULL;
+		} else {
+			pp = &p->pend_next;
+		}
+	}
+	return work;
+}
+
+void rxm_ep_tx_done(struct rxm_ep *ep, struct rxm_txb *txb, int status)
+{
+	struct rxm_txop *op = txb->op;
+
+	free(txb);
+	if (status && !op->status)
+		op->status = status;
+	if (--op->left)
+		return;
+	rdm_ep_tx_done(&ep->rdm, op->context, op->status);
+	free(op);
+}
+
+void rxm_ep_tx_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err)
+{
+	struct rxm_txb *b;
+
+	while ((b = peer->txq_head)) {
+		peer->txq_head = b->next;
+		rxm_ep_tx_done(ep, b, err);
+	}
+	peer->txq_tail = NULL;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The FI_OFI_RXM_* table (rxm_params.h); help texts are what fi_info -e
+ * shows. */
+#include <pthread.h>
+
+#include "pl_compiler.h"
+#include "pl_param.h"
+#include "rxm_cm_proto.h"
+#include "rxm_params.h"
+#include "rxm_prov.h"
+#include "rxm_proto.h"
+
+#define RXM_STR_(x) #x
+#define RXM_STR(x) RXM_STR_(x)
+
+static const struct pl_param_def rxm_param_table[] = {
+	{ "buffer_size", FI_PARAM_SIZE_T, RXM_STR(RXM_BUFFER_SIZE_DEFAULT),
+	  "bytes of each receive buffer posted on a connection, header "
+	  "included: messages that fit one go eagerly in one buffer, larger "
+	  "ones in segments of this size" },
+	{ "sar_limit", FI_PARAM_SIZE_T, "67108864",
+	  "largest message (max_msg_size): sent in segments of buffer_size "
+	  "(ours has no rendezvous protocol yet, so this is the message "
+	  "size limit)" },
+	{ "tx_size", FI_PARAM_SIZE_T, RXM_STR(RXM_TX_SIZE_DEFAULT),
+	  "sends an endpoint may have outstanding (tx_attr->size)" },
+	{ "rx_size", FI_PARAM_SIZE_T, RXM_STR(RXM_RX_SIZE_DEFAULT),
+	  "receives an endpoint may have posted (rx_attr->size)" },
+	{ "msg_rx_size", FI_PARAM_SIZE_T, RXM_STR(RXM_MSG_RX_SIZE_DEFAULT),
+	  "receive buffers posted on each connection (its flow-control "
+	  "window: a sender waits while all are full)" },
+};
+
+static pthread_once_t rxm_params_define_once = PTHREAD_ONCE_INIT;
+static pthread_once_t rxm_params_read_once = PTHREAD_ONCE_INIT;
+static struct rxm_params rxm_params_cur;
+
+static void rxm_params_define_cb(void)
+{
+	(void)pl_param_table_define(&rxm_prov, rxm_param_table,
+				    PL_ARRAY_SIZE(rxm_param_table));
+}
+
+void rxm_params_define(void)
+{
+	pthread_once(&rxm_params_define_once, rxm_params_define_cb);
+}
+
+static void rxm_params_read(void)
+{
+	struct rxm_params *p = &rxm_params_cur;
+
+	rxm_params_define();
+	/* a buffer holds a header and at least one payload byte; its
+	 * segment size must stay below 2^32 (rxm_proto.c) */
+	p->buffer_size = pl_param_get_size(&rxm_prov, "buffer_size",
+					   RXM_BUFFER_SIZE_DEFAULT,
+					   sizeof(struct rxm_hdr) + 64,
+					   1u << 24);
+	p->sar_limit = pl_param_get_size(&rxm_prov, "sar_limit",
+					 RXM_SAR_LIMIT_DEFAULT, 1,
+					 (size_t)1 << 40);
+	p->tx_size = pl_param_get_size(&rxm_prov, "tx_size",
+				       RXM_TX_SIZE_DEFAULT, 1, 1u << 16);
+	p->rx_size = pl_param_get_size(&rxm_prov, "rx_size",
+				       RXM_RX_SIZE_DEFAULT, 1, 1u << 16);
+	p->msg_rx_size = pl_param_get_size(&rxm_prov, "msg_rx_size",
+					   RXM_MSG_RX_SIZE_DEFAULT, 1, 4096);
+}
+
+const struct rxm_params *rxm_params_get(void)
+{
+	pthread_once(&rxm_params_read_once, rxm_params_read);
+	return &rxm_params_cur;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * FI_OFI_RXM_* variables (fi_info -e, docs/params.md). Read once; the
+ * values are immutable afterwards, so any thread reads them unlocked.
+ */
+#ifndef PROPEL_RXM_PARAMS_H
+#define PROPEL_RXM_PARAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RXM_BUFFER_SIZE_DEFAULT	16384
+#define RXM_SAR_LIMIT_DEFAULT	(64u << 20)
+#define RXM_TX_SIZE_DEFAULT	1024
+#define RXM_RX_SIZE_DEFAULT	1024
+#define RXM_MSG_RX_SIZE_DEFAULT	32
+
+struct rxm_params {
+	size_t buffer_size;	/* FI_OFI_RXM_BUFFER_SIZE */
+	uint64_t sar_limit;	/* FI_OFI_RXM_SAR_LIMIT */
+	size_t tx_size, rx_size;	/* FI_OFI_RXM_TX_SIZE / RX_SIZE */
+	size_t msg_rx_size;	/* FI_OFI_RXM_MSG_RX_SIZE */
+};
+
+void rxm_params_define(void);
+const struct rxm_params *rxm_params_get(void);
+
+#endif

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The RDM endpoint core's object: open, the control commands it answers
+ * for every provider (op flags, aliases, FI_OPT_MIN_MULTI_RECV) and the
+ * two halves of close around the provider's transport. The provider
+ * keeps enable, names and the rest of fi_control (rdm_ep.h).
+ */
+#include <rdma/fi_errno.h>
+
+#include "pl_fid_nosys.h"
+#include "rdm_ep.h"
+#include "rdm_ep_mrecv.h"
+
+int rdm_ep_init(struct rdm_ep *ep, struct fid_domain *domain,
+		struct fi_info *info, const struct rdm_ep_attr *attr,
+		void *context)
+{
+	struct pl_match_attr mattr = { 0 };
+	int ret;
+
+	if (!attr || !attr->tops)
+		return -FI_EINVAL;
+	ret = pl_ep_init(&ep->base, domain, info, context);
+	if (ret)
+		return ret;
+	ep->base.type = FI_EP_RDM;
+	ep->tops = attr->tops;
+	ep->iov_limit = attr->iov_limit;
+	ep->inject_size = attr->inject_size;
+	ep->rx_size = attr->rx_size;
+	ep->tx_op_flags = info->tx_attr ? info->tx_attr->op_flags : 0;
+	ep->rx_op_flags = info->rx_attr ? info->rx_attr->op_flags : 0;
+	ret = rdm_ep_lock_init(ep, domain);
+	if (ret)
+		goto err_base;
+	ret = pl_match_init(&ep->match, &mattr);
+	if (ret)
+		goto err_lock;
+	ret = rdm_ep_txe_init(ep, attr->tx_size);
+	if (ret)
+		goto err_match;
+	ret = rdm_ep_rxp_init(ep);
+	if (ret)
+		goto err_txe;
+	ep->base.ep_fid.msg = (struct fi_ops_msg *)&rdm_ep_msg_ops;
+	ep->base.ep_fid.tagged = (struct fi_ops_tagged *)&rdm_ep_tagged_ops;
+	ep->base.ep_fid.collective =
+		(struct fi_ops_collective *)&pl_fid_nosys_collective_ops;
+	return 0;
+
+err_txe:
+	rdm_ep_txe_fini(ep);
+err_match:
+	pl_match_fini(&ep->match);
+err_lock:
+	rdm_ep_lock_fini(ep);
+err_base:
+	pl_ep_fini(&ep->base);
+	return ret;
+}
+
+int rdm_ep_enable(struct rdm_ep *ep)
+{
+	int ret;
+
+	ret = pl_ep_enable(&ep->base);
+	if (ret)
+		return ret;
+	/* the transport is not up yet: no other thread reaches match */
+	pl_match_set_min_multi_recv(&ep->match, ep->base.min_multi_recv);
+	return 0;
+}
+
+void rdm_ep_close_rx(struct rdm_ep *ep)
+{
+	struct pl_match_unexp *ux;
+	int k;
+
+	rdm_ep_lock(ep);
+	ep->closing = true;
+	/* unexpected messages still held: their senders complete */
+	for (k = 0; k < PL_MATCH_KINDS; k++)
+		for (ux = pl_match_unexp_next(&ep->match, k, NULL); ux;
+		     ux = pl_match_unexp_next(&ep->match, k, ux)) {
+			if (ux->prov)
+				ep->tops->rx_discard(ep, ux->prov);
+			ux->prov = NULL;
+		}
+	rdm_ep_unlock(ep);
+}
+
+void rdm_ep_fini(struct rdm_ep *ep)
+{
+	rdm_ep_lock(ep);
+	rdm_ep_mrecv_fini(ep);
+	rdm_ep_peer_fini(ep);
+	rdm_ep_unlock(ep);
+	pl_match_fini(&ep->match);
+	pl_ep_fini(&ep->base);
+	rdm_ep_lock_fini(ep);
+	rdm_ep_rxp_fini(ep);
+	rdm_ep_txe_fini(ep);
+}
+
+int rdm_ep_control(struct rdm_ep *ep, int command, void *arg)
+{
+	switch (command) {
+	case FI_GETOPSFLAG:
+	case FI_SETOPSFLAG:
+		return rdm_ep_alias_opsflag(&ep->tx_op_flags, &ep->rx_op_flags,
+					    command, arg);
+	case FI_ALIAS:
+		return rdm_ep_alias_open(ep, arg);
+	default:
+		return -FI_ENOSYS;
+	}
+}
+
+int rdm_ep_setopt(struct rdm_ep *ep, int level, int optname,
+		  const void *optval, size_t optlen)
+{
+	int ret;
+
+	ret = pl_ep_setopt(&ep->base, level, optname, optval, optlen);
+	if (!ret && optname == FI_OPT_MIN_MULTI_RECV) {
+		rdm_ep_lock(ep);
+		pl_match_set_min_multi_recv(&ep->match,
+					    ep->base.min_multi_recv);
+		rdm_ep_unlock(ep);
+	}
+	return ret;
+}

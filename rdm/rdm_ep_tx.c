@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The send path's out-of-line half: the completion of a send the
+ * transport finished later, and fi_tx_size_left. The send itself is
+ * inline in the adapters (rdm_ep_tx.h).
+ */
+#include <rdma/fi_errno.h>
+
+#include "rdm_ep.h"
+
+void rdm_ep_tx_done(struct rdm_ep *ep, void *context, int status)
+{
+	struct rdm_ep_txe *t = context;
+
+	rdm_ep_cq_tx(ep, t->context, t->flags, t->op_flags, t->len, status);
+	rdm_ep_txe_put(ep, t);
+}
+
+/* Free tx entries (a send that needs none takes none either);
+ * -FI_EOPBADSTATE before fi_enable. */
+ssize_t rdm_ep_tx_size_left(struct fid_ep *e)
+{
+	struct rdm_ep *ep = rdm_ep_of_fid(&e->fid);
+	struct rdm_ep_txe *t;
+	ssize_t n = 0;
+
+	rdm_ep_lock(ep);
+	if (!ep->ready)
+		n = -FI_EOPBADSTATE;
+	else
+		for (t = ep->txe_free; t; t = t->next)
+			n++;
+	rdm_ep_unlock(ep);
+	return n;
+}

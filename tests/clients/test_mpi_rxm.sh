@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+# Debian's Open MPI over propel's ofi_rxm on tcp, on its main path (pml cm,
+# mtl ofi): mpi_check.c built with Debian's mpicc, run with 2 and 4 ranks
+# on this host. Proof of what ran: the OFI MTL's own log names the
+# provider (mtl_ofi_verbose), and the loader's trace (LD_DEBUG=files) of
+# every rank shows propel's libfabric.so.1 initialized.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+lib="$PROPEL_LIBDIR/libfabric.so.1"
+for tool in mpicc mpirun; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "SKIP: $tool is missing (Debian packages openmpi-bin, libopenmpi-dev)"
+		exit 77
+	fi
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! mpicc -O2 "$here/mpi_check.c" -o "$tmp/mpi_check" 2>"$tmp/cc.log"; then
+	echo "FAIL: mpicc could not build mpi_check.c"
+	cat "$tmp/cc.log"
+	exit 1
+fi
+fail=0
+for np in 2 4; do
+	rm -f "$tmp"/ld.*
+	timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" \
+		--mca pml cm --mca mtl ofi \
+		--mca mtl_ofi_provider_include 'tcp;ofi_rxm' \
+		--mca mtl_ofi_verbose 100 \
+		-x LD_LIBRARY_PATH="$PROPEL_LIBDIR" -x LD_DEBUG=files \
+		-x LD_DEBUG_OUTPUT="$tmp/ld" \
+		"$tmp/mpi_check" >"$tmp/out.$np" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] || ! grep -q "^mpi_check: OK $np$" "$tmp/out.$np"; then
+		echo "FAIL: $np ranks: mpirun exited $rc"
+		grep -v "LD_DEBUG" "$tmp/out.$np" | tail -30
+		fail=1
+		continue
+	fi
+	if ! grep -q "tcp;ofi_rxm" "$tmp/out.$np"; then
+		echo "FAIL: $np ranks: the OFI MTL never named tcp;ofi_rxm"
+		fail=1
+	fi
+	# every rank's loader trace: propel's library initialized
+	ranks=0
+	for f in "$tmp"/ld.*; do
+		loaded=$(sed -n 's/.*calling init: \(.*\/libfabric\.so\.1\)$/\1/p' "$f" | head -n 1)
+		[ -z "$loaded" ] && continue	# mpirun, orted: no libfabric
+		ranks=$((ranks + 1))
+		if [ "$(realpath "$loaded")" != "$(realpath "$lib")" ]; then
+			echo "FAIL: $np ranks: a process loaded $loaded, not $lib"
+			fail=1
+		fi
+	done
+	if [ "$ranks" -lt "$np" ]; then
+		echo "FAIL: $np ranks: only $ranks processes loaded libfabric"
+		fail=1
+	fi
+	grep "^mpi_check" "$tmp/out.$np"
+done
+[ $fail -eq 0 ] && echo "PASS: Open MPI (pml cm, mtl ofi) ran over propel's tcp;ofi_rxm"
+exit $fail
