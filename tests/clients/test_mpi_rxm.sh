@@ -21,6 +21,14 @@ if ! mpicc -O2 "$here/mpi_check.c" -o "$tmp/mpi_check" 2>"$tmp/cc.log"; then
 	cat "$tmp/cc.log"
 	exit 1
 fi
+# under the sanitizer build the ranks (uninstrumented Debian binaries)
+# get the runtime preloaded, as every client test does, and its options
+san=()
+if [ -n "${PROPEL_CLIENT_PRELOAD:-}" ]; then
+	san=(-x LD_PRELOAD="$PROPEL_CLIENT_PRELOAD"
+	     -x ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
+	     -x UBSAN_OPTIONS="${UBSAN_OPTIONS:-}")
+fi
 fail=0
 for np in 2 4; do
 	rm -f "$tmp"/ld.*
@@ -29,7 +37,7 @@ for np in 2 4; do
 		--mca mtl_ofi_provider_include 'tcp;ofi_rxm' \
 		--mca mtl_ofi_verbose 100 \
 		-x LD_LIBRARY_PATH="$PROPEL_LIBDIR" -x LD_DEBUG=files \
-		-x LD_DEBUG_OUTPUT="$tmp/ld" \
+		-x LD_DEBUG_OUTPUT="$tmp/ld" "${san[@]}" \
 		"$tmp/mpi_check" >"$tmp/out.$np" 2>&1
 	rc=$?
 	if [ $rc -ne 0 ] || ! grep -q "^mpi_check: OK $np$" "$tmp/out.$np"; then
