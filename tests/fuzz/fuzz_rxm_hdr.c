@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Fuzz target: rxm_proto_check and rxm_rndv_check (prov/rxm/rxm_proto.c),
+ * the gates of every message an rxm peer sends over its connection.
+ *
+ * Input: a core message as it lands in a receive buffer (struct rxm_hdr
+ * in wire order, then the payload); inputs longer than a receive buffer
+ * are cut to its size, as the core would. The header is swapped as the
+ * endpoint does and checked against our limits; what is accepted must
+ * satisfy the rules rxm_proto.h states, the payload is then read as the
+ * endpoint reads it (ASan catches a read past the message), and a
+ * rendezvous request is copied and checked the same way.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fi_errno.h>
+
+#include "rxm_proto.h"
+
+#define FUZZ_REQUIRE(c) do { if (!(c)) abort(); } while (0)
+#define FUZZ_BUF 4096
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct rxm_proto_limits lim = {
+		.max_msg_size = 1ull << 30,
+		.buf_size = FUZZ_BUF,
+		.sar_limit = 1ull << 24,
+	};
+	struct rxm_rndv_req req;
+	struct rxm_hdr h;
+	uint8_t *msg, sum = 0;
+	size_t len = size < FUZZ_BUF ? size : FUZZ_BUF, plen, i;
+	int r;
+
+	if (len < sizeof(h))
+		return 0;
+	/* the message on the heap at its exact length */
+	msg = malloc(len);
+	FUZZ_REQUIRE(msg);
+	memcpy(msg, data, len);
+	memcpy(&h, msg, sizeof(h));
+	rxm_hdr_swap(&h);
+	r = rxm_proto_check(&h, len, &lim);
+	FUZZ_REQUIRE(r == 0 || r == -FI_EINVAL || r == -FI_ENOPROTOOPT);
+	if (r)
+		goto out;
+	FUZZ_REQUIRE(h.version == RXM_PROTO_VERSION);
+	FUZZ_REQUIRE(h.op >= RXM_OP_EAGER && h.op <= RXM_OP_MAX);
+	FUZZ_REQUIRE(!(h.flags & ~RXM_F_ALL));
+	FUZZ_REQUIRE(h.size <= lim.max_msg_size);
+	plen = len - sizeof(h);
+	switch (h.op) {
+	case RXM_OP_EAGER:
+		FUZZ_REQUIRE(plen == h.size);
+		break;
+	case RXM_OP_SAR:
+		FUZZ_REQUIRE(h.size <= lim.sar_limit);
+		FUZZ_REQUIRE((uint64_t)h.seg * rxm_sar_seg_payload(&lim) +
+			     plen <= h.size);
+		break;
+	case RXM_OP_RNDV_REQ:
+		memset(&req, 0, sizeof(req));
+		memcpy(&req, msg + sizeof(h),
+		       plen < sizeof(req) ? plen : sizeof(req));
+		rxm_rndv_req_swap(&req, req.count);
+		if (!rxm_rndv_check(&req, plen, h.size)) {
+			uint64_t total = 0;
+
+			FUZZ_REQUIRE(req.count >= 1 &&
+				     req.count <= RXM_RNDV_IOV_MAX);
+			for (i = 0; i < req.count; i++) {
+				FUZZ_REQUIRE(req.iov[i].len);
+				FUZZ_REQUIRE(req.iov[i].addr +
+					     req.iov[i].len >
+					     req.iov[i].addr);
+				total += req.iov[i].len;
+			}
+			FUZZ_REQUIRE(total == h.size);
+		}
+		break;
+	default:
+		FUZZ_REQUIRE(plen == 0 && !h.flags);
+	}
+	/* what the endpoint does next: the payload bytes it was told of */
+	for (i = 0; i < plen; i++)
+		sum ^= msg[sizeof(h) + i];
+	(void)sum;
+out:
+	free(msg);
+	return 0;
+}
