@@ -128,7 +128,7 @@ static bool shm_claim_room(struct shm_region *r, uint64_t pos, uint32_t n)
 
 int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 {
-	uint32_t n = r->hdr->cmdq_slots, mask = n - 1;
+	uint32_t mask = r->slot_mask, n = mask + 1;
 	pl_atomic_u64 *cw;
 	uint64_t pos, st, exp;
 	int64_t d;
@@ -215,13 +215,13 @@ struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r)
 	struct shm_cmd *cmd;
 
 	r->cons_stall = 0;
-	cmd = shm_region_slot(r, (uint32_t)(pos & (r->hdr->cmdq_slots - 1)));
+	cmd = shm_region_slot(r, (uint32_t)(pos & r->slot_mask));
 	/* R2, as in shm_cmdq_peek: committed meanwhile */
 	if (pl_load_acquire(&cmd->state) == shm_st(SHM_PH_READY, pos, 0))
 		return cmd;
 	/* relaxed: a claim of pos whose claimer is alive commits later;
 	 * one that is dead never will (5) */
-	st = pl_load_relaxed(&r->claims[pos & (r->hdr->cmdq_slots - 1)]);
+	st = pl_load_relaxed(&r->claims[pos & r->slot_mask]);
 	if (shm_st_phase(st) != SHM_PH_CLAIMED ||
 	    shm_st_pos(st) != (pos & SHM_POS_MASK))
 		return NULL;	/* nobody claimed pos yet */
@@ -240,7 +240,7 @@ void shm_cmdq_release(struct shm_region *r, struct shm_cmd *cmd)
 	uint64_t pos = r->cons_head;
 
 	assert(cmd == shm_region_slot(r, (uint32_t)(pos &
-					(r->hdr->cmdq_slots - 1))));
+					r->slot_mask)));
 	(void)cmd;
 	r->cons_stall = 0;
 	r->cons_head = pos + 1;
@@ -255,7 +255,7 @@ void shm_cmdq_release(struct shm_region *r, struct shm_cmd *cmd)
  * the callers say what orders them. */
 static bool shm_cmdq_busy_at(const struct shm_region *r, uint64_t pos)
 {
-	uint32_t i = (uint32_t)(pos & (r->hdr->cmdq_slots - 1));
+	uint32_t i = (uint32_t)(pos & r->slot_mask);
 	uint64_t st;
 
 	if (pl_load_relaxed(&shm_region_slot(r, i)->state) ==

@@ -86,7 +86,7 @@ static inline struct shm_cmd *shm_cmdq_peek(struct shm_region *r)
 	uint64_t pos = r->cons_head;
 	struct shm_cmd *cmd;
 
-	cmd = shm_region_slot(r, (uint32_t)(pos & (r->hdr->cmdq_slots - 1)));
+	cmd = shm_region_slot(r, (uint32_t)(pos & r->slot_mask));
 	/* R2, acquire: pairs with R1 in shm_cmdq_commit */
 	if (pl_load_acquire(&cmd->state) == shm_st(SHM_PH_READY, pos, 0))
 		return cmd;

@@ -91,12 +91,12 @@ int shm_xfer_ep_open(const char *name, const struct shm_xfer_ops *ops,
 	if (ret)
 		goto err_wake;
 
-	ep->rpeers = calloc(ep->region->hdr->peer_count, sizeof(*ep->rpeers));
+	ep->rpeers = calloc(ep->region->geo.peer_count, sizeof(*ep->rpeers));
 	ep->tx_count = (uint32_t)p->tx_size;
 	ep->tx = calloc(ep->tx_count, sizeof(*ep->tx));
-	ep->chan_free = ep->region->hdr->sar_chan_count;
+	ep->chan_free = ep->region->geo.sar_chan_count;
 	ep->chan_busy = calloc(ep->chan_free + 1, sizeof(*ep->chan_busy));
-	ep->ack_cap = ep->region->hdr->cmdq_slots;
+	ep->ack_cap = ep->region->geo.cmdq_slots;
 	ep->acks = calloc(ep->ack_cap, sizeof(*ep->acks));
 	if (!ep->rpeers || !ep->tx || !ep->chan_busy || !ep->acks) {
 		ret = -FI_ENOMEM;
@@ -146,11 +146,14 @@ void shm_xfer_ep_close(struct shm_xfer_ep *ep)
 	shm_xfer_rd_free_all(ep);	/* replies cut short: error acks */
 	/* commands nobody will read: their senders learn it (SAR channel
 	 * done, or an error ack) instead of waiting for us forever */
-	while ((cmd = shm_cmdq_peek(ep->region))) {
+	/* at most one round of the queue: a process that keeps writing
+	 * READY words ahead of us must not keep us here */
+	for (i = 0; i < ep->region->geo.cmdq_slots &&
+		    (cmd = shm_cmdq_peek(ep->region)); i++) {
 		shm_xfer_reject(ep, cmd);
 		shm_cmdq_release(ep->region, cmd);
 	}
-	for (i = 0; i < ep->region->hdr->peer_count; i++) {
+	for (i = 0; i < ep->region->geo.peer_count; i++) {
 		/* a sender that died: its region goes with us */
 		if (ep->rpeers[i].region)
 			(void)shm_region_unlink_dead(ep->rpeers[i].region);
@@ -503,7 +506,7 @@ struct shm_rpeer *shm_xfer_rpeer(struct shm_xfer_ep *ep, uint16_t idx,
 	struct shm_rpeer *rp;
 	uint32_t st;
 
-	if (idx >= ep->region->hdr->peer_count)
+	if (idx >= ep->region->geo.peer_count)
 		return NULL;
 	rp = &ep->rpeers[idx];
 	if (rp->state == ((gen << 2) | SHM_PEER_LIVE))
@@ -556,7 +559,7 @@ static int shm_xfer_peer_claim(struct shm_xfer_ep *ep, struct shm_xfer_peer *p)
 
 	(void)pl_proc_start_time((pid_t)ep->pid, &start);
 	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < r->hdr->peer_count; i++) {
+		for (i = 0; i < r->geo.peer_count; i++) {
 			struct shm_peer_ent *e = &r->peers[i];
 
 			/* acquire: pairs with the release of LIVE or FREE,
@@ -613,7 +616,7 @@ int shm_xfer_peer_open(struct shm_xfer_ep *ep, const char *name,
 	ret = shm_wake_addr_of(&p->wake, p->region);
 	if (ret)
 		goto err_unmap;
-	p->cma = ep->cma && (p->region->hdr->flags & SHM_RF_CMA);
+	p->cma = ep->cma && (p->region->geo.flags & SHM_RF_CMA);
 	ret = shm_xfer_peer_claim(ep, p);
 	if (ret)
 		goto err_unmap;

@@ -98,7 +98,7 @@ struct shm_xfer_ep {
 	uint64_t		sar_threshold;
 	char			name[SHM_NAME_MAX];
 
-	struct shm_rpeer	*rpeers;	/* [region->hdr->peer_count] */
+	struct shm_rpeer	*rpeers;	/* [region->geo.peer_count] */
 
 	struct shm_tx		*tx;		/* [tx_count] */
 	uint32_t		tx_count;

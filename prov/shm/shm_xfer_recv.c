@@ -45,7 +45,7 @@ static bool shm_xfer_sar_valid(const struct shm_xfer_rx *rx)
 {
 	const struct shm_region *sr = ((struct shm_rpeer *)rx->rpeer)->region;
 
-	if (rx->u.sar.chan >= sr->hdr->sar_chan_count || !sr->hdr->sar_buf_size)
+	if (rx->u.sar.chan >= sr->geo.sar_chan_count || !sr->geo.sar_buf_size)
 		return false;
 	/* relaxed: the sender stored gen before committing the command we
 	 * acquired (shm_cmdq.c R1/R2 order it) */
@@ -76,8 +76,8 @@ static void shm_xfer_handle_cont(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		shm_xfer_rx_free(rx);
 		return;
 	}
-	rx->nchunks = (rx->size + rp->region->hdr->sar_buf_size - 1) /
-		      rp->region->hdr->sar_buf_size;
+	rx->nchunks = (rx->size + rp->region->geo.sar_buf_size - 1) /
+		      rp->region->geo.sar_buf_size;
 	rx->next = ep->sar_rx;
 	ep->sar_rx = rx;
 }
@@ -159,7 +159,7 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 
 	switch (cmd->proto) {
 	case SHM_PROTO_INLINE:
-		if (cmd->size > ep->region->hdr->inline_max)
+		if (cmd->size > ep->region->inline_max)
 			goto drop;
 		if ((cmd->flags & SHM_CF_IN_HDR) &&
 		    (cmd->size > SHM_CMD_HDR_PAYLOAD_MAX ||
@@ -249,7 +249,7 @@ void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		struct shm_cmd_sar *sar = shm_cmd_payload(cmd);
 
 		/* relaxed gen: ordered by the command's commit (R1/R2) */
-		if (sar->chan < rp->region->hdr->sar_chan_count &&
+		if (sar->chan < rp->region->geo.sar_chan_count &&
 		    pl_load_relaxed(&rp->region->sar[sar->chan].gen) ==
 		    sar->chan_gen) {
 			/* R3 of shm_xfer_sar.c: we never read it */
@@ -438,8 +438,8 @@ int shm_xfer_rx_deliver(struct shm_xfer_rx *rx, const struct iovec *iov,
 		rx->iov_count = iov_count;
 		rx->cap = cap;
 		rx->nchunks = (rx->size + ((struct shm_rpeer *)rx->rpeer)->
-			       region->hdr->sar_buf_size - 1) /
-			      ((struct shm_rpeer *)rx->rpeer)->region->hdr->
+			       region->geo.sar_buf_size - 1) /
+			      ((struct shm_rpeer *)rx->rpeer)->region->geo.
 			      sar_buf_size;
 		rx->next = ep->sar_rx;
 		ep->sar_rx = rx;

@@ -82,7 +82,7 @@ int shm_xfer_read(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 
 	if (msg->iov_count > SHM_XFER_IOV_MAX || (msg->iov_count && !msg->iov))
 		return -FI_EINVAL;
-	if (sizeof(*cma) > peer->region->hdr->inline_max)
+	if (sizeof(*cma) > peer->region->inline_max)
 		return -FI_EMSGSIZE;
 	size = pl_iov_total(msg->iov, msg->iov_count);
 	tx = shm_xfer_tx_get(ep);
@@ -122,7 +122,7 @@ int shm_xfer_atomic(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	if (msg->iov_count > SHM_XFER_IOV_MAX || (msg->iov_count && !msg->iov) ||
 	    !req)
 		return -FI_EINVAL;
-	if (req_len > peer->region->hdr->inline_max)
+	if (req_len > peer->region->inline_max)
 		return -FI_EMSGSIZE;
 	tx = shm_xfer_tx_get(ep);
 	if (!tx)
@@ -154,7 +154,7 @@ void shm_xfer_handle_data(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		return;
 	tx = &ep->tx[idx];
 	if (tx->gen != gen || tx->state != SHM_TX_ACK ||
-	    cmd->size > ep->region->hdr->inline_max ||
+	    cmd->size > ep->region->inline_max ||
 	    cmd->cq_data > tx->size || cmd->size > tx->size - cmd->cq_data)
 		return;
 	pl_iov_from_buf(tx->iov, tx->iov_count, cmd->cq_data,
@@ -187,7 +187,7 @@ int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		    SHM_CMA_IOV_MAX)
 			goto drop;
 	} else {
-		if (cmd->size > ep->region->hdr->inline_max)
+		if (cmd->size > ep->region->inline_max)
 			goto drop;
 		extra = (size_t)cmd->size;
 	}
@@ -216,7 +216,7 @@ drop:
 static int shm_xfer_rd_send(struct shm_xfer_ep *ep, struct shm_rd *rd)
 {
 	struct shm_region *r = rd->rp->region;
-	uint64_t chunk = r->hdr->inline_max, n;
+	uint64_t chunk = r->inline_max, n;
 	struct shm_cmd *cmd;
 	bool pushed = false;
 	int ret = 0;
@@ -347,8 +347,8 @@ void shm_xfer_rx_reply(struct shm_xfer_rx *rx, const void *src, uint64_t len,
 		goto out;
 	}
 	if ((rx->flags & SHM_XF_RMA_READ) && ep->cma &&
-	    (rp->region->hdr->flags & SHM_RF_CMA) &&
-	    len > rp->region->hdr->inline_max &&
+	    (rp->region->geo.flags & SHM_RF_CMA) &&
+	    len > rp->region->inline_max &&
 	    !shm_xfer_reply_cma(rx, src, len))
 		goto out;
 	rd = malloc(sizeof(*rd) + (copy ? len : 0));
@@ -390,7 +390,7 @@ void shm_xfer_rx_fail(struct shm_xfer_rx *rx, int status)
 		sr = rp->region;
 		/* relaxed gen: ordered by the command's commit (R1/R2 of
 		 * shm_xfer_sar.c); an unknown channel is not ours to touch */
-		if (rx->u.sar.chan < sr->hdr->sar_chan_count &&
+		if (rx->u.sar.chan < sr->geo.sar_chan_count &&
 		    pl_load_relaxed(&sr->sar[rx->u.sar.chan].gen) ==
 		    rx->u.sar.chan_gen) {
 			/* R3, release: pairs with S3; we never read it */

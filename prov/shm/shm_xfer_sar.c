@@ -31,7 +31,7 @@ static unsigned shm_xfer_sar_fill(struct shm_xfer_ep *ep, struct shm_tx *tx)
 {
 	struct shm_region *r = ep->region;
 	struct shm_sar_chan *chan = &r->sar[tx->chan];
-	uint64_t bs = r->hdr->sar_buf_size, len;
+	uint64_t bs = r->geo.sar_buf_size, len;
 	unsigned n = 0;
 	uint32_t b;
 
@@ -59,7 +59,7 @@ static unsigned shm_xfer_sar_fill(struct shm_xfer_ep *ep, struct shm_tx *tx)
 int shm_xfer_sar_start(struct shm_xfer_ep *ep, struct shm_tx *tx)
 {
 	struct shm_region *r = ep->region;
-	uint64_t bs = r->hdr->sar_buf_size;
+	uint64_t bs = r->geo.sar_buf_size;
 	struct shm_xfer_peer *peer = tx->peer;
 	struct shm_cmd_sar *sar;
 	struct shm_sar_chan *chan;
@@ -186,7 +186,7 @@ static unsigned shm_xfer_sar_drain(struct shm_xfer_rx *rx)
 	struct shm_rpeer *rp = rx->rpeer;
 	struct shm_region *sr = rp->region;
 	struct shm_sar_chan *chan = shm_xfer_rx_chan(rx);
-	uint64_t bs = sr->hdr->sar_buf_size, off, len, w;
+	uint64_t bs = sr->geo.sar_buf_size, off, len, w;
 	unsigned n = 0;
 	uint32_t b;
 

@@ -37,7 +37,7 @@ uint64_t shm_xfer_tx_id(const struct shm_xfer_ep *ep, const struct shm_tx *tx)
 enum shm_proto shm_xfer_proto(const struct shm_xfer_ep *ep,
 			      const struct shm_xfer_peer *peer, uint64_t size)
 {
-	if (size <= peer->region->hdr->inline_max)
+	if (size <= peer->region->inline_max)
 		return SHM_PROTO_INLINE;
 	if (peer->cma && size > ep->sar_threshold)
 		return SHM_PROTO_CMA;

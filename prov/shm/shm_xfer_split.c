@@ -156,7 +156,7 @@ static uint32_t shm_split_free_job(const struct shm_xfer_ep *ep)
 {
 	uint32_t j;
 
-	for (j = 0; j < ep->region->hdr->split_count &&
+	for (j = 0; j < ep->region->geo.split_count &&
 		    (ep->split_busy & (1u << j)); j++)
 		;
 	return j;
@@ -183,7 +183,7 @@ int shm_xfer_split_start(struct shm_xfer_rx *rx, const struct iovec *local,
 	if (n < 2)
 		return 0;
 	j = shm_split_free_job(ep);
-	if (j == ep->region->hdr->split_count || shm_xfer_rpeer_map(ep, rp))
+	if (j == ep->region->geo.split_count || shm_xfer_rpeer_map(ep, rp))
 		return 0;
 
 	for (i = 0; i < lcnt; i++)
@@ -229,7 +229,7 @@ int shm_xfer_split_start(struct shm_xfer_rx *rx, const struct iovec *local,
 
 bool shm_xfer_split_full(const struct shm_xfer_ep *ep, uint64_t size)
 {
-	uint32_t jobs = ep->region->hdr->split_count;
+	uint32_t jobs = ep->region->geo.split_count;
 
 	return ep->split_min && size >= ep->split_min && ep->cma && jobs &&
 	       shm_split_free_job(ep) == jobs;
@@ -337,7 +337,7 @@ void shm_xfer_split_help(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
 	if (tx->gen != tgen || tx->state != SHM_TX_ACK || !tx->cma)
 		return;
 	reg = tx->peer->region;
-	if (cmd->tag >= reg->hdr->split_count)
+	if (cmd->tag >= reg->geo.split_count)
 		return;
 	job = &reg->split[cmd->tag];
 	/* H1, acquire: pairs with P1 (the job's fields) */
@@ -366,7 +366,7 @@ void shm_xfer_split_help(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
 		clen = len - off < chunk ? len - off : chunk;
 		lc = pl_iov_slice(tx->iov, tx->iov_count, off, clen, l);
 		rc = pl_iov_slice(dst, (size_t)cnt, off, clen, r);
-		got = shm_cma_write(reg->hdr->owner_pid, l, lc, r, rc);
+		got = shm_cma_write(reg->geo.owner_pid, l, lc, r, rc);
 		if (got < 0)
 			/* H2, release: before H3, read after O1 */
 			pl_store_release(&job->help_err, (uint32_t)-got);

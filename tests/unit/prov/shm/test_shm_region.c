@@ -49,7 +49,7 @@ static void test_layout_geometry(void **state)
 
 	r.cmdq_slots = 100;
 	r.inline_max = 100;
-	size = shm_region_layout(&r, &hdr);
+	size = shm_layout_compute(&r, &hdr);
 	assert_true(size > 0);
 	assert_int_equal(hdr.cmdq_slots, 128);
 	assert_int_equal(hdr.inline_max, 128);
@@ -59,7 +59,7 @@ static void test_layout_geometry(void **state)
 	assert_int_equal(size % 4096, 0);
 	assert_true(hdr.split_off + 4 * sizeof(struct shm_split_job) <= size);
 	r.cmdq_slots = 0;
-	assert_int_equal(shm_region_layout(&r, &hdr), 0);
+	assert_int_equal(shm_layout_compute(&r, &hdr), 0);
 }
 
 struct map_arg {
