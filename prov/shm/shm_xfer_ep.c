@@ -372,11 +372,15 @@ static void shm_xfer_peer_dead(struct shm_xfer_peer *peer)
 
 bool shm_xfer_peer_check(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer)
 {
-	(void)ep;
 	if (peer->dead)
 		return true;
 	if (++peer->eagain % SHM_XFER_EAGAIN_CHECK)
 		return false;
+	/* A queue that stays full while its owner sleeps can only be one
+	 * whose words another process wrote (an honest owner does not
+	 * sleep with commands pending): wake it, its consumer repairs them
+	 * (shm_cmdq.c (6)). Signals only an owner that said it sleeps. */
+	shm_xfer_poke(ep, peer->region, &peer->wake);
 	if (shm_region_owner_alive(peer->region))
 		return false;
 	shm_xfer_peer_dead(peer);
@@ -495,6 +499,10 @@ void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
 		shm_xfer_rx_free(rx);
 	}
 	shm_xfer_split_reap(ep);
+	/* acknowledgements to senders that died: nobody will read them,
+	 * and they would keep the endpoint from sleeping */
+	if (ep->ack_len)
+		shm_xfer_ack_reap(ep);
 }
 
 /* ---- receiver side: our own peer table ---- */

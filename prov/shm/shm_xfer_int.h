@@ -24,6 +24,12 @@ struct shm_rpeer {
 	struct shm_region	*region;	/* sender's, or NULL */
 	struct shm_wake_addr	wake;
 	bool			cma_read_ok;	/* a CMA read from it worked */
+	/* acknowledgements to it waiting in ep->acks: a new one goes
+	 * straight out only when none is waiting (its order is kept) */
+	uint32_t		acks_queued;
+	/* ep->ack_pass in which its queue was found full: the rest of
+	 * that flush skips it, and nobody else waits for it */
+	uint32_t		ack_blocked;
 	char			name[SHM_NAME_MAX];
 };
 
@@ -79,6 +85,9 @@ struct shm_tx {
 /* An acknowledgement that found the sender's queue full: retried. */
 struct shm_ack {
 	struct shm_rpeer	*rp;
+	uint32_t		rp_state;	/* rp->state when queued: an
+						 * entry that changed hands
+						 * since drops it */
 	uint64_t		xfer_id;
 	int32_t			status;
 	uint32_t		flags;	/* SHM_CF_RESEND or 0 */
@@ -115,8 +124,12 @@ struct shm_xfer_ep {
 						 * the SAR continuation */
 	uint64_t		next_cookie;
 
-	struct shm_ack		*acks;		/* ring of pending acks */
+	/* acknowledgements that found their sender's queue full, oldest
+	 * first; per sender in order, but a full sender holds back only
+	 * its own (shm_xfer_ack_flush, DESIGN.md section 7a) */
+	struct shm_ack		*acks;
 	uint32_t		ack_cap, ack_head, ack_len;
+	uint32_t		ack_pass;	/* flushes, never 0 */
 
 	/* split copies we own (shm_xfer_split.c), oldest first */
 	struct shm_xfer_rx	*split_rx;
@@ -205,6 +218,8 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
 int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
 void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
 int shm_xfer_ack_flush(struct shm_xfer_ep *ep);
+/* Drop the queued acknowledgements whose sender is dead (reap). */
+void shm_xfer_ack_reap(struct shm_xfer_ep *ep);
 /* Queue a control command (op ACK or SPLIT; tag, and a's flags, status,
  * cookie in cq_data and xfer_id) to rp's region, then poke its owner.
  * 0, or the claim's error (-FI_EAGAIN: its queue is full). */

@@ -258,7 +258,8 @@ void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 			shm_xfer_poke(ep, rp->region, &rp->wake);
 		}
 	} else if (cmd->flags & SHM_CF_ACK) {
-		struct shm_ack a = { rp, cmd->xfer_id, -FI_ECONNRESET, 0, 0 };
+		struct shm_ack a = { rp, rp->state, cmd->xfer_id,
+				     -FI_ECONNRESET, 0, 0 };
 
 		/* best effort: a full queue at a closing time loses it */
 		(void)shm_xfer_ack_send(ep, rp, &a);
@@ -303,11 +304,14 @@ void shm_xfer_ack(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
 		  uint64_t xfer_id, int status, uint32_t flags,
 		  uint64_t cookie)
 {
-	struct shm_ack one = { rp, xfer_id, status, flags, cookie }, *a;
+	struct shm_ack one = { rp, rp->state, xfer_id, status, flags, cookie },
+		       *a;
 
 	if (shm_xfer_rpeer_map(ep, rp))
 		return;		/* sender gone: nobody to tell */
-	if (!ep->ack_len && !shm_xfer_ack_send(ep, rp, &one))
+	/* straight out unless acks to this sender wait already (they go
+	 * first); acks waiting for other senders do not hold it back */
+	if (!rp->acks_queued && !shm_xfer_ack_send(ep, rp, &one))
 		return;
 	if (ep->ack_len == ep->ack_cap) {
 		uint32_t cap = ep->ack_cap * 2, i;
@@ -327,24 +331,69 @@ void shm_xfer_ack(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
 	a = &ep->acks[(ep->ack_head + ep->ack_len) % ep->ack_cap];
 	*a = one;
 	ep->ack_len++;
+	rp->acks_queued++;
 }
 
+/* Is queued ack a still for the sender it was queued for? The entry of
+ * a sender that left may have been taken by another (shm_xfer_rpeer
+ * then unmapped the old region). */
+static bool shm_xfer_ack_current(const struct shm_ack *a)
+{
+	return a->rp->state == a->rp_state && a->rp->region;
+}
+
+/*
+ * Send what the queue holds, oldest first, skipping the senders whose
+ * queue is full: one full sender (stopped, dead, slow) must not hold
+ * back the acknowledgements of all the others (DESIGN.md section 7a).
+ * One attempt per full sender per flush (its ack_blocked stamp), so a
+ * long queue for a stalled sender costs a scan, not a claim each. The
+ * ring is compacted in place: kept entries move towards the head, in
+ * order.
+ */
 int shm_xfer_ack_flush(struct shm_xfer_ep *ep)
 {
+	uint32_t i, kept = 0, len = ep->ack_len, cap = ep->ack_cap;
 	int n = 0, ret;
 
-	while (ep->ack_len) {
-		struct shm_ack *a = &ep->acks[ep->ack_head];
+	if (!++ep->ack_pass)
+		ep->ack_pass = 1;
+	for (i = 0; i < len; i++) {
+		struct shm_ack a = ep->acks[(ep->ack_head + i) % cap];
+		struct shm_rpeer *rp = a.rp;
 
-		ret = shm_xfer_ack_send(ep, a->rp, a);
-		if (ret == -FI_EAGAIN)
-			break;
-		/* sent, or the sender is gone: either way done with it */
-		ep->ack_head = (ep->ack_head + 1) % ep->ack_cap;
-		ep->ack_len--;
-		n++;
+		if (rp->ack_blocked != ep->ack_pass) {
+			ret = shm_xfer_ack_current(&a) ?
+			      shm_xfer_ack_send(ep, rp, &a) : -FI_ECONNRESET;
+			if (ret != -FI_EAGAIN) {
+				/* sent, or the sender is gone: done */
+				rp->acks_queued--;
+				n++;
+				continue;
+			}
+			rp->ack_blocked = ep->ack_pass;
+		}
+		ep->acks[(ep->ack_head + kept++) % cap] = a;
 	}
+	ep->ack_len = kept;
 	return n;
+}
+
+void shm_xfer_ack_reap(struct shm_xfer_ep *ep)
+{
+	uint32_t i, kept = 0, len = ep->ack_len, cap = ep->ack_cap;
+
+	for (i = 0; i < len; i++) {
+		struct shm_ack a = ep->acks[(ep->ack_head + i) % cap];
+
+		if (!shm_xfer_ack_current(&a) ||
+		    !shm_region_owner_alive(a.rp->region)) {
+			a.rp->acks_queued--;
+			continue;
+		}
+		ep->acks[(ep->ack_head + kept++) % cap] = a;
+	}
+	ep->ack_len = kept;
 }
 
 void shm_xfer_cma_refused(struct shm_xfer_rx *rx)
