@@ -98,13 +98,14 @@ static void victim(void *arg)
 
 static void honest(void *arg)
 {
-	static uint8_t buf[100000];
 	struct shm_xfer_peer *p;
 	struct node n;
 	uint64_t seq;
+	uint8_t *buf;
 
 	(void)arg;
 	node_open(&n, 1);
+	n.free_ctx = true;	/* each send's buffer is its context */
 	atomic_store(&sh->h, getpid());
 	while (!atomic_load(&sh->v))
 		usleep(100);
@@ -115,13 +116,20 @@ static void honest(void *arg)
 			while (!atomic_load(&sh->attacked))
 				drive(&n);
 		}
+		/* two sends in flight (two SAR channels), each from its own
+		 * buffer, freed when it completes (cb_tx_done) */
+		while (n.tx_pending > 1)
+			drive(&n);
+		SHM_CHECK(n.tx_status == 0);
+		buf = malloc(msg_size(seq) + 1);
+		SHM_CHECK(buf);
 		shm_test_fill(buf, msg_size(seq), seq);
-		send_msg(&n, p, buf, msg_size(seq), seq,
-			 seq % 3 ? 0 : SHM_XF_DELIVERY, NULL);
-		/* H's buffer stays in use until a CMA send completes */
-		wait_tx(&n);
+		if (!send_msg(&n, p, buf, msg_size(seq), seq,
+			      seq % 3 ? 0 : SHM_XF_DELIVERY, buf))
+			free(buf);	/* complete already */
 		shm_test_progress();
 	}
+	wait_tx(&n);
 	atomic_store(&sh->h_done, 1);
 	while (!atomic_load(&sh->v_done))
 		drive(&n);
@@ -285,8 +293,8 @@ static void run_attack(void)
 /* ---- a stopped or dead peer must not hold back another's acks ---- */
 
 /*
- * A sends V one message that V must acknowledge, then stops (SIGSTOP) or
- * is killed; its queue is filled so that V's acknowledgement to it finds
+ * A sends V two messages that V must acknowledge (V maps A for the
+ * first), then stops (SIGSTOP) or is killed before V reads the second; its queue is filled so that V's acknowledgement to it finds
  * no room. B then sends V 100 KB messages (single copy, acknowledged;
  * or bounce buffers) and small delivery-complete ones: all of them
  * complete although A's acknowledgement waits. With A dead, V's queued
@@ -308,16 +316,17 @@ static void hol_victim(void *arg)
 	(void)arg;
 	node_open(&n, 0);
 	atomic_store(&hs->v, getpid());
-	wait_flag(&hs->a_full);
-	/* A's message first, then every one of B's */
-	while (got < 1 + MSGS / 4) {
+	/* A's first message (acknowledged: we map A), then nothing until
+	 * A's queue is full; then A's second and every one of B's */
+	while (got < 2 + MSGS / 4) {
 		struct shm_xfer_rx *rx = next_rx(&n);
 		uint64_t len;
 		int st;
 
 		len = recv_into(&n, rx, buf, sizeof(buf), false, &st);
 		SHM_CHECK(st == 0 && len == rx->size);
-		got++;
+		if (!got++)
+			wait_flag(&hs->a_full);
 		shm_test_progress();
 	}
 	while (!atomic_load(&hs->b_done))
@@ -346,6 +355,8 @@ static void hol_a(void *arg)
 	p = peer_of(&n, atomic_load(&hs->v), 0);
 	shm_test_fill(buf, sizeof(buf), 1000);
 	send_msg(&n, p, buf, sizeof(buf), 1000, SHM_XF_DELIVERY, NULL);
+	wait_tx(&n);
+	send_msg(&n, p, buf, sizeof(buf), 1001, SHM_XF_DELIVERY, NULL);
 	atomic_store(&hs->a_sent, 1);
 	raise(SIGSTOP);
 	/* continued: our ack is in the queue behind the filler */
