@@ -16,6 +16,7 @@
 #include "pl_proc.h"
 #include "shm_addr.h"
 #include "shm_cma.h"
+#include "shm_cmd.h"
 #include "shm_params.h"
 #include "shm_xfer_int.h"
 
@@ -231,7 +232,16 @@ static PL_NOINLINE int shm_xfer_ep_poll_pass(struct shm_xfer_ep *ep,
 	if (ep->split_rx)
 		done += (unsigned)shm_xfer_split_progress(ep, budget);
 	while (done < budget && (cmd = shm_cmdq_peek(r))) {
-		ret = 0;
+		ret = shm_cmd_check(cmd, shm_cmd_payload(cmd), r->inline_max);
+		if (PL_UNLIKELY(ret)) {
+			/* malformed (foreign bytes), or a NOP or an op of a
+			 * newer peer: nothing to do but free the slot */
+			if (ret == -FI_EINVAL)
+				shm_xfer_drop_warn(ep, cmd);
+			shm_cmdq_release(r, cmd);
+			done++;
+			continue;
+		}
 		switch (cmd->op) {
 		case SHM_OP_MSG:
 			ret = shm_xfer_handle_msg(ep, cmd);
@@ -251,7 +261,7 @@ static PL_NOINLINE int shm_xfer_ep_poll_pass(struct shm_xfer_ep *ep,
 			shm_xfer_split_help(ep, cmd);
 			break;
 		default:
-			break;	/* NOP, or from a newer peer: skip */
+			break;	/* not reached: shm_cmd_check */
 		}
 		if (ret == -FI_EAGAIN) {
 			/* no memory for the rx, or every split job busy:

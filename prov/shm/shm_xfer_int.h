@@ -146,6 +146,8 @@ struct shm_xfer_ep {
 	struct shm_xfer_rx	*rx_cache;
 	uint32_t		rx_cache_len;
 
+	uint64_t		drops;		/* commands dropped as
+						 * malformed or orphaned */
 	uint32_t		polls;		/* since the last peer check */
 	uint32_t		reap_pass;	/* shm_xfer_reap_dead calls, never 0
 						 * once counting (peer->alive_pass) */
@@ -217,6 +219,11 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
  * the command queued, retry at the next poll). */
 int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
 void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
+/* A command dropped as malformed or orphaned: counted, and a warning
+ * naming the endpoint and the peer entry, one per
+ * SHM_XFER_DROP_WARN_EVERY. */
+void shm_xfer_drop_warn(struct shm_xfer_ep *ep, const struct shm_cmd *cmd);
+#define SHM_XFER_DROP_WARN_EVERY	1024
 int shm_xfer_ack_flush(struct shm_xfer_ep *ep);
 /* Drop the queued acknowledgements whose sender is dead (reap). */
 void shm_xfer_ack_reap(struct shm_xfer_ep *ep);

@@ -64,7 +64,7 @@ static void shm_xfer_handle_cont(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		if (rx->xfer_id_cont == cmd->tag)
 			break;
 	if (!rx || cmd->proto != SHM_PROTO_SAR || cmd->size != rx->size) {
-		SHM_WARN(FI_LOG_EP_DATA, "shm: unknown continuation\n");
+		shm_xfer_drop_warn(ep, cmd);	/* unknown continuation */
 		return;
 	}
 	*pp = rx->next;
@@ -159,12 +159,7 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 
 	switch (cmd->proto) {
 	case SHM_PROTO_INLINE:
-		if (cmd->size > ep->region->inline_max)
-			goto drop;
-		if ((cmd->flags & SHM_CF_IN_HDR) &&
-		    (cmd->size > SHM_CMD_HDR_PAYLOAD_MAX ||
-		     cmd->op != SHM_OP_MSG))
-			goto drop;
+		/* size <= inline_max and the key-word rule: shm_cmd_check */
 		extra = (size_t)cmd->size;
 		/* without a known sender we can place it, not ack it */
 		if ((cmd->flags & SHM_CF_ACK) && !rp)
@@ -189,10 +184,7 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		 * (the jobs move at every poll) */
 		if (cmd->proto == SHM_PROTO_CMA && shm_xfer_split_full(ep, cmd->size))
 			return -FI_EAGAIN;
-		if (cmd->proto == SHM_PROTO_CMA &&
-		    ((struct shm_cmd_cma *)shm_cmd_payload(cmd))->iov_cnt >
-		    SHM_CMA_IOV_MAX)
-			goto drop;
+		/* iov_cnt <= SHM_CMA_IOV_MAX: shm_cmd_check */
 		break;
 	default:
 		goto drop;
@@ -226,10 +218,21 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	return 1;
 
 drop:
-	SHM_WARN(FI_LOG_EP_DATA, "shm: dropped a malformed or orphaned "
-		 "command (proto %u, size %llu, peer %u)\n", cmd->proto,
-		 (unsigned long long)cmd->size, cmd->src_idx);
+	shm_xfer_drop_warn(ep, cmd);
 	return 0;
+}
+
+void shm_xfer_drop_warn(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
+{
+	/* One line per SHM_XFER_DROP_WARN_EVERY drops: a process that
+	 * floods our queue with garbage must not flood the log too. */
+	if (ep->drops++ % SHM_XFER_DROP_WARN_EVERY)
+		return;
+	SHM_WARN(FI_LOG_EP_DATA, "shm: %s: dropped a malformed or orphaned "
+		 "command (op %u, proto %u, size %llu, peer entry %u; %llu "
+		 "dropped so far)\n", ep->name, cmd->op, cmd->proto,
+		 (unsigned long long)cmd->size, cmd->src_idx,
+		 (unsigned long long)ep->drops);
 }
 
 static int shm_xfer_ack_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,

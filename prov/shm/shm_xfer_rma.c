@@ -180,17 +180,11 @@ int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	if (cmd->op == SHM_OP_WRITE)
 		return shm_xfer_handle_msg(ep, cmd);
 	rp = shm_xfer_rpeer(ep, cmd->src_idx, cmd->src_gen);
-	if (!rp || cmd->proto != SHM_PROTO_INLINE)
-		goto drop;	/* nobody to answer, or malformed */
-	if (cmd->op == SHM_OP_READ) {
-		if (((struct shm_cmd_cma *)shm_cmd_payload(cmd))->iov_cnt >
-		    SHM_CMA_IOV_MAX)
-			goto drop;
-	} else {
-		if (cmd->size > ep->region->inline_max)
-			goto drop;
+	if (!rp)
+		goto drop;	/* nobody to answer */
+	/* proto INLINE, iov_cnt and size bounds: shm_cmd_check */
+	if (cmd->op != SHM_OP_READ)
 		extra = (size_t)cmd->size;
-	}
 	rx = shm_xfer_rx_new(ep, cmd, rp, extra);	/* proto INLINE */
 	if (!rx)
 		return -FI_EAGAIN;
@@ -205,8 +199,7 @@ int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	return 0;
 
 drop:
-	SHM_WARN(FI_LOG_EP_DATA, "shm: dropped a malformed or orphaned RMA "
-		 "command (op %u, peer %u)\n", cmd->op, cmd->src_idx);
+	shm_xfer_drop_warn(ep, cmd);
 	return 0;
 }
 
