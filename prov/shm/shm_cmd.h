@@ -21,6 +21,17 @@
 #include "shm_layout.h"
 
 /*
+ * A field of a command in the slot, read once: the slot is another
+ * process's to write, and a value checked must be the value used (a
+ * compiler may otherwise load a plain field again). Not a
+ * synchronization: the command was acquired by its READY word (R2).
+ */
+static inline uint64_t shm_cmd_once_u64(const uint64_t *p)
+{
+	return *(const volatile uint64_t *)p;
+}
+
+/*
  * cmd: the 64-byte command; payload: the inline_max bytes after it (in
  * the slot). Returns 0 (well formed: its handler may use it),
  * -FI_EINVAL (malformed: drop it) or -FI_ENOSYS (a NOP, or an op of a

@@ -181,6 +181,9 @@ struct shm_rd {
 /* The same bound for an owner that sleeps with such work: the liveness
  * timer of shm_wake.h, in milliseconds. */
 #define SHM_XFER_PEER_CHECK_MS	100
+/* Largest error code a peer's status word may carry (FI_E* codes and
+ * errno values are far below it). */
+#define SHM_XFER_STATUS_MAX	65536
 /* -FI_EAGAIN sends to one peer between two checks of its owner. */
 #define SHM_XFER_EAGAIN_CHECK	64
 

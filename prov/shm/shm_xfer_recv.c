@@ -11,6 +11,7 @@
 #include <rdma/fi_errno.h>
 
 #include "shm_cma.h"
+#include "shm_cmd.h"
 #include "shm_params.h"
 #include "shm_xfer_int.h"
 
@@ -130,11 +131,11 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
  * the message, 0 when no posted receive took it. */
 static int shm_xfer_offer_inline(struct shm_xfer_ep *ep,
 				 const struct shm_cmd *cmd,
-				 const struct shm_rpeer *rp)
+				 const struct shm_rpeer *rp, uint64_t size)
 {
 	struct shm_xfer_inline in;
 
-	in.size = cmd->size;
+	in.size = size;
 	in.tag = cmd->tag;
 	in.cq_data = cmd->cq_data;
 	in.flags = ((cmd->flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
@@ -150,6 +151,9 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	size_t extra = 0;
 	struct shm_xfer_rx *rx;
 	bool unmatched = false;
+	/* read once, checked again here: whatever shm_cmd_check read, the
+	 * bytes we copy are bounded by what we use */
+	uint64_t size = shm_cmd_once_u64(&cmd->size);
 
 	if (cmd->flags & SHM_CF_CONT) {
 		shm_xfer_handle_cont(ep, cmd);
@@ -159,8 +163,11 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 
 	switch (cmd->proto) {
 	case SHM_PROTO_INLINE:
-		/* size <= inline_max and the key-word rule: shm_cmd_check */
-		extra = (size_t)cmd->size;
+		/* the key-word rule: shm_cmd_check (a flag flipped since
+		 * only moves the source inside the slot) */
+		if (size > ep->region->inline_max)
+			goto drop;
+		extra = (size_t)size;
 		/* without a known sender we can place it, not ack it */
 		if ((cmd->flags & SHM_CF_ACK) && !rp)
 			goto drop;
@@ -168,7 +175,7 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		 * the slot stays ours until the release */
 		if (cmd->op == SHM_OP_MSG && !(cmd->flags & SHM_CF_ACK) &&
 		    ep->ops->rx_inline) {
-			if (shm_xfer_offer_inline(ep, cmd, rp)) {
+			if (shm_xfer_offer_inline(ep, cmd, rp, size)) {
 				ep->stats.rx_msgs++;
 				shm_cmdq_release(ep->region, cmd);
 				return 1;
@@ -192,6 +199,7 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	rx = shm_xfer_rx_new(ep, cmd, rp, extra);
 	if (!rx)
 		return -FI_EAGAIN;
+	rx->size = size;
 	rx->flags = ((cmd->flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
 		    ((cmd->flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0) |
 		    (unmatched ? SHM_XF_UNMATCHED : 0);
@@ -201,6 +209,12 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		memcpy(&rx->u.sar, shm_cmd_payload(cmd), sizeof(rx->u.sar));
 	else
 		memcpy(&rx->u.cma, shm_cmd_payload(cmd), sizeof(rx->u.cma));
+	/* the private copy is what we index with: check it, not the slot */
+	if (cmd->proto == SHM_PROTO_CMA &&
+	    rx->u.cma.iov_cnt > SHM_CMA_IOV_MAX) {
+		shm_xfer_rx_free(rx);
+		goto drop;
+	}
 	ep->stats.rx_msgs++;
 	if (cmd->op == SHM_OP_WRITE) {
 		/* to registered memory, not matched (shm_xfer_rma.c) */

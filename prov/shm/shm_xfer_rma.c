@@ -32,6 +32,7 @@
 
 #include "shm_cma.h"
 #include "shm_params.h"
+#include "shm_cmd.h"
 #include "shm_xfer_int.h"
 
 /* Full-queue retries of a reply between two liveness checks of its
@@ -146,19 +147,22 @@ int shm_xfer_atomic(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
  * request it names, so a stale or corrupt command writes nothing. */
 void shm_xfer_handle_data(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 {
-	uint32_t idx = (uint32_t)cmd->xfer_id;
-	uint32_t gen = (uint32_t)(cmd->xfer_id >> 32);
+	uint64_t id = shm_cmd_once_u64(&cmd->xfer_id),
+		 size = shm_cmd_once_u64(&cmd->size),
+		 off = shm_cmd_once_u64(&cmd->cq_data);
+	uint32_t idx = (uint32_t)id;
+	uint32_t gen = (uint32_t)(id >> 32);
 	struct shm_tx *tx;
 
 	if (idx >= ep->tx_count)
 		return;
 	tx = &ep->tx[idx];
 	if (tx->gen != gen || tx->state != SHM_TX_ACK ||
-	    cmd->size > ep->region->inline_max ||
-	    cmd->cq_data > tx->size || cmd->size > tx->size - cmd->cq_data)
+	    size > ep->region->inline_max ||
+	    off > tx->size || size > tx->size - off)
 		return;
-	pl_iov_from_buf(tx->iov, tx->iov_count, cmd->cq_data,
-		       shm_cmd_payload(cmd), cmd->size);
+	pl_iov_from_buf(tx->iov, tx->iov_count, off, shm_cmd_payload(cmd),
+		       size);
 }
 
 void shm_xfer_rma_dispatch(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx)
@@ -182,18 +186,28 @@ int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	rp = shm_xfer_rpeer(ep, cmd->src_idx, cmd->src_gen);
 	if (!rp)
 		goto drop;	/* nobody to answer */
-	/* proto INLINE, iov_cnt and size bounds: shm_cmd_check */
-	if (cmd->op != SHM_OP_READ)
-		extra = (size_t)cmd->size;
+	/* proto INLINE: shm_cmd_check; the size read once and bounded
+	 * again, the iovec count checked on our copy below */
+	if (cmd->op != SHM_OP_READ) {
+		extra = (size_t)shm_cmd_once_u64(&cmd->size);
+		if (extra > ep->region->inline_max)
+			goto drop;
+	}
 	rx = shm_xfer_rx_new(ep, cmd, rp, extra);	/* proto INLINE */
 	if (!rx)
 		return -FI_EAGAIN;
+	if (cmd->op != SHM_OP_READ)
+		rx->size = extra;
 	rx->key = cmd->key;
 	rx->flags = cmd->op == SHM_OP_READ ? SHM_XF_RMA_READ : SHM_XF_ATOMIC;
 	if (cmd->op == SHM_OP_READ)
 		memcpy(&rx->u.cma, shm_cmd_payload(cmd), sizeof(rx->u.cma));
 	else
 		memcpy(rx->data, shm_cmd_payload(cmd), extra);
+	if (cmd->op == SHM_OP_READ && rx->u.cma.iov_cnt > SHM_CMA_IOV_MAX) {
+		shm_xfer_rx_free(rx);
+		goto drop;
+	}
 	ep->stats.rx_msgs++;
 	shm_xfer_rma_dispatch(ep, rx);
 	return 0;

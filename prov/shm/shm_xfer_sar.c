@@ -141,7 +141,11 @@ int shm_xfer_sar_tx_progress(struct shm_xfer_ep *ep, unsigned budget)
 			ep->chan_busy[tx->chan] = false;
 			ep->chan_free++;
 			shm_xfer_tx_put(ep, tx);
-			ep->ops->tx_done(ep, context, -(int)(done - 1));
+			/* the receiver's word: 1 + a positive code, anything
+			 * larger is an error of its own */
+			ep->ops->tx_done(ep, context, done - 1 <=
+					 SHM_XFER_STATUS_MAX ?
+					 -(int)(done - 1) : -FI_EIO);
 			n++;
 			continue;
 		}

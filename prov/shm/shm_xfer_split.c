@@ -66,6 +66,7 @@
 #include <rdma/fi_errno.h>
 
 #include "shm_cma.h"
+#include "shm_cmd.h"
 #include "shm_xfer_int.h"
 
 #define SHM_SPLIT_CHUNK_MIN	(32u * 1024)
@@ -337,9 +338,11 @@ void shm_xfer_split_help(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
 	if (tx->gen != tgen || tx->state != SHM_TX_ACK || !tx->cma)
 		return;
 	reg = tx->peer->region;
-	if (cmd->tag >= reg->geo.split_count)
+	/* read once: the index checked is the index used */
+	w = shm_cmd_once_u64(&cmd->tag);
+	if (w >= reg->geo.split_count)
 		return;
-	job = &reg->split[cmd->tag];
+	job = &reg->split[w];
 	/* H1, acquire: pairs with P1 (the job's fields) */
 	w = pl_load_acquire(&job->claim);
 	if (shm_split_gen(w) != gen)
