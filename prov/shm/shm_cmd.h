@@ -31,6 +31,16 @@ static inline uint64_t shm_cmd_once_u64(const uint64_t *p)
 	return *(const volatile uint64_t *)p;
 }
 
+static inline uint32_t shm_cmd_once_u32(const uint32_t *p)
+{
+	return *(const volatile uint32_t *)p;
+}
+
+static inline uint8_t shm_cmd_once_u8(const uint8_t *p)
+{
+	return *(const volatile uint8_t *)p;
+}
+
 /*
  * cmd: the 64-byte command; payload: the inline_max bytes after it (in
  * the slot). Returns 0 (well formed: its handler may use it),

@@ -151,17 +151,20 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	size_t extra = 0;
 	struct shm_xfer_rx *rx;
 	bool unmatched = false;
-	/* read once, checked again here: whatever shm_cmd_check read, the
-	 * bytes we copy are bounded by what we use */
+	/* read once, checked again here: whatever shm_cmd_check read, what
+	 * we allocate, copy and later deliver is decided by these values */
 	uint64_t size = shm_cmd_once_u64(&cmd->size);
+	uint32_t flags = shm_cmd_once_u32(&cmd->flags);
+	uint8_t proto = shm_cmd_once_u8(&cmd->proto),
+		op = shm_cmd_once_u8(&cmd->op);
 
-	if (cmd->flags & SHM_CF_CONT) {
+	if (flags & SHM_CF_CONT) {
 		shm_xfer_handle_cont(ep, cmd);
 		return 0;
 	}
 	rp = shm_xfer_rpeer(ep, cmd->src_idx, cmd->src_gen);
 
-	switch (cmd->proto) {
+	switch (proto) {
 	case SHM_PROTO_INLINE:
 		/* the key-word rule: shm_cmd_check (a flag flipped since
 		 * only moves the source inside the slot) */
@@ -169,11 +172,11 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 			goto drop;
 		extra = (size_t)size;
 		/* without a known sender we can place it, not ack it */
-		if ((cmd->flags & SHM_CF_ACK) && !rp)
+		if ((flags & SHM_CF_ACK) && !rp)
 			goto drop;
 		/* placed straight from the slot when a receive is posted;
 		 * the slot stays ours until the release */
-		if (cmd->op == SHM_OP_MSG && !(cmd->flags & SHM_CF_ACK) &&
+		if (op == SHM_OP_MSG && !(flags & SHM_CF_ACK) &&
 		    ep->ops->rx_inline) {
 			if (shm_xfer_offer_inline(ep, cmd, rp, size)) {
 				ep->stats.rx_msgs++;
@@ -189,7 +192,7 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 			goto drop;
 		/* every split job busy: wait for one rather than copy alone
 		 * (the jobs move at every poll) */
-		if (cmd->proto == SHM_PROTO_CMA && shm_xfer_split_full(ep, cmd->size))
+		if (proto == SHM_PROTO_CMA && shm_xfer_split_full(ep, size))
 			return -FI_EAGAIN;
 		/* iov_cnt <= SHM_CMA_IOV_MAX: shm_cmd_check */
 		break;
@@ -200,23 +203,25 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	if (!rx)
 		return -FI_EAGAIN;
 	rx->size = size;
-	rx->flags = ((cmd->flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
-		    ((cmd->flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0) |
+	rx->proto = proto;
+	rx->cmd_flags = flags;
+	rx->flags = ((flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
+		    ((flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0) |
 		    (unmatched ? SHM_XF_UNMATCHED : 0);
-	if (cmd->proto == SHM_PROTO_INLINE)
-		memcpy(rx->data, shm_cmd_inline_data(cmd), extra);
-	else if (cmd->proto == SHM_PROTO_SAR)
+	if (proto == SHM_PROTO_INLINE)
+		memcpy(rx->data, (flags & SHM_CF_IN_HDR) ? (void *)&cmd->key :
+		       shm_cmd_payload(cmd), extra);
+	else if (proto == SHM_PROTO_SAR)
 		memcpy(&rx->u.sar, shm_cmd_payload(cmd), sizeof(rx->u.sar));
 	else
 		memcpy(&rx->u.cma, shm_cmd_payload(cmd), sizeof(rx->u.cma));
 	/* the private copy is what we index with: check it, not the slot */
-	if (cmd->proto == SHM_PROTO_CMA &&
-	    rx->u.cma.iov_cnt > SHM_CMA_IOV_MAX) {
+	if (proto == SHM_PROTO_CMA && rx->u.cma.iov_cnt > SHM_CMA_IOV_MAX) {
 		shm_xfer_rx_free(rx);
 		goto drop;
 	}
 	ep->stats.rx_msgs++;
-	if (cmd->op == SHM_OP_WRITE) {
+	if (op == SHM_OP_WRITE) {
 		/* to registered memory, not matched (shm_xfer_rma.c) */
 		rx->flags |= SHM_XF_RMA_WRITE;
 		rx->key = cmd->key;
@@ -321,11 +326,11 @@ void shm_xfer_ack(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
 		  uint64_t xfer_id, int status, uint32_t flags,
 		  uint64_t cookie)
 {
-	struct shm_ack one = { rp, rp->state, xfer_id, status, flags, cookie },
-		       *a;
+	struct shm_ack one = { rp, rp ? rp->state : 0, xfer_id, status, flags,
+			       cookie }, *a;
 
-	if (shm_xfer_rpeer_map(ep, rp))
-		return;		/* sender gone: nobody to tell */
+	if (!rp || shm_xfer_rpeer_map(ep, rp))
+		return;		/* unknown or gone: nobody to tell */
 	/* straight out unless acks to this sender wait already (they go
 	 * first); acks waiting for other senders do not hold it back */
 	if (!rp->acks_queued && !shm_xfer_ack_send(ep, rp, &one))

@@ -177,18 +177,21 @@ void shm_xfer_rma_dispatch(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx)
 
 int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 {
+	/* read once: what we allocate and copy follows from this value,
+	 * whatever the slot says later */
+	uint8_t op = shm_cmd_once_u8(&cmd->op);
 	struct shm_xfer_rx *rx;
 	struct shm_rpeer *rp;
 	size_t extra = 0;
 
-	if (cmd->op == SHM_OP_WRITE)
+	if (op == SHM_OP_WRITE)
 		return shm_xfer_handle_msg(ep, cmd);
 	rp = shm_xfer_rpeer(ep, cmd->src_idx, cmd->src_gen);
 	if (!rp)
 		goto drop;	/* nobody to answer */
 	/* proto INLINE: shm_cmd_check; the size read once and bounded
 	 * again, the iovec count checked on our copy below */
-	if (cmd->op != SHM_OP_READ) {
+	if (op != SHM_OP_READ) {
 		extra = (size_t)shm_cmd_once_u64(&cmd->size);
 		if (extra > ep->region->inline_max)
 			goto drop;
@@ -196,15 +199,16 @@ int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	rx = shm_xfer_rx_new(ep, cmd, rp, extra);	/* proto INLINE */
 	if (!rx)
 		return -FI_EAGAIN;
-	if (cmd->op != SHM_OP_READ)
+	rx->proto = SHM_PROTO_INLINE;
+	if (op != SHM_OP_READ)
 		rx->size = extra;
 	rx->key = cmd->key;
-	rx->flags = cmd->op == SHM_OP_READ ? SHM_XF_RMA_READ : SHM_XF_ATOMIC;
-	if (cmd->op == SHM_OP_READ)
+	rx->flags = op == SHM_OP_READ ? SHM_XF_RMA_READ : SHM_XF_ATOMIC;
+	if (op == SHM_OP_READ)
 		memcpy(&rx->u.cma, shm_cmd_payload(cmd), sizeof(rx->u.cma));
 	else
 		memcpy(rx->data, shm_cmd_payload(cmd), extra);
-	if (cmd->op == SHM_OP_READ && rx->u.cma.iov_cnt > SHM_CMA_IOV_MAX) {
+	if (op == SHM_OP_READ && rx->u.cma.iov_cnt > SHM_CMA_IOV_MAX) {
 		shm_xfer_rx_free(rx);
 		goto drop;
 	}
