@@ -5,7 +5,9 @@
  * is input (DESIGN.md section 7a): before any handler looks at it, its
  * op, protocol, size and the counts in its payload are checked here
  * against OUR inline size (the private geometry of our region, never a
- * header's). What needs the endpoint (the sender's peer entry, a
+ * header's): messages in shm_xfer_handle_msg (shm_cmd_check_msg on the
+ * values it reads once), other ops in the poll pass (shm_cmd_check).
+ * What needs the endpoint (the sender's peer entry, a
  * transfer id, a SAR channel of the sender's region) is checked by the
  * handler that uses it. Inline: every message passes here; the checks
  * are those the handlers made before, in one place, with a fuzz target
@@ -42,6 +44,29 @@ static inline uint8_t shm_cmd_once_u8(const uint8_t *p)
 }
 
 /*
+ * The rules of a message or RMA write (op SHM_OP_MSG or SHM_OP_WRITE) on
+ * its fields as read once (shm_xfer_handle_msg checks its own copies
+ * with it); the iovec count of a CMA payload is the caller's to check on
+ * its own copy. 0 or -FI_EINVAL.
+ */
+static inline int shm_cmd_check_msg(uint8_t op, uint8_t proto, uint32_t flags,
+				    uint64_t size, uint32_t inline_max)
+{
+	if (proto == SHM_PROTO_INLINE) {
+		if (size > inline_max)
+			return -FI_EINVAL;
+		/* bytes in the key word: messages only, 8 at most */
+		if ((flags & SHM_CF_IN_HDR) &&
+		    (size > SHM_CMD_HDR_PAYLOAD_MAX || op != SHM_OP_MSG))
+			return -FI_EINVAL;
+		return 0;
+	}
+	return (flags & SHM_CF_IN_HDR) ||
+	       (proto != SHM_PROTO_SAR && proto != SHM_PROTO_CMA) ?
+	       -FI_EINVAL : 0;
+}
+
+/*
  * cmd: the 64-byte command; payload: the inline_max bytes after it (in
  * the slot). Returns 0 (well formed: its handler may use it),
  * -FI_EINVAL (malformed: drop it) or -FI_ENOSYS (a NOP, or an op of a
@@ -58,22 +83,10 @@ static inline int shm_cmd_check(const struct shm_cmd *cmd,
 	switch (op) {
 	case SHM_OP_MSG:
 	case SHM_OP_WRITE:
-		if (proto == SHM_PROTO_INLINE) {
-			if (size > inline_max)
-				return -FI_EINVAL;
-			/* bytes in the key word: messages only, 8 at most */
-			if ((flags & SHM_CF_IN_HDR) &&
-			    (size > SHM_CMD_HDR_PAYLOAD_MAX || op != SHM_OP_MSG))
-				return -FI_EINVAL;
-			return 0;
-		}
-		if (flags & SHM_CF_IN_HDR)
+		if (shm_cmd_check_msg(op, proto, flags, size, inline_max))
 			return -FI_EINVAL;
-		if (proto == SHM_PROTO_SAR)
-			return 0;
-		if (proto == SHM_PROTO_CMA)
-			return cma->iov_cnt > SHM_CMA_IOV_MAX ? -FI_EINVAL : 0;
-		return -FI_EINVAL;
+		return proto == SHM_PROTO_CMA &&
+		       cma->iov_cnt > SHM_CMA_IOV_MAX ? -FI_EINVAL : 0;
 	case SHM_OP_READ:
 		/* the initiator's result iovecs travel inline */
 		return proto != SHM_PROTO_INLINE || (flags & SHM_CF_IN_HDR) ||

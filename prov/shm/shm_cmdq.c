@@ -186,7 +186,11 @@ static bool shm_claim_reset_tail(struct shm_region *r, uint64_t pos,
 	return true;
 }
 
-int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
+/* Claim a position as the tail hint names it, or helping the hint on
+ * (4), (6): the loop shm_cmdq_claim falls back to when the position the
+ * hint named was taken, or the queue looked full. */
+static PL_NOINLINE int shm_cmdq_claim_loop(struct shm_region *r, uint32_t pid,
+					   struct shm_cmd **cmd_p)
 {
 	uint32_t mask = r->slot_mask, n = mask + 1, rounds;
 	bool reset = false;
@@ -194,10 +198,6 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 	uint64_t pos, st, exp;
 	int64_t d;
 
-	/* acquire: pairs with the release store of CLOSING in
-	 * shm_region_close; a closing owner takes no more commands. */
-	if (pl_load_acquire(&r->hdr->state) != SHM_REGION_READY)
-		return -FI_ECONNREFUSED;
 	/* relaxed: a hint (4) */
 	pos = pl_load_relaxed(&r->ctl->tail);
 	/* Each round moves pos forward or fails; honest hints catch up
@@ -249,6 +249,33 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 		pos = pl_load_relaxed(&r->ctl->tail);
 	}
 	return -FI_EAGAIN;
+}
+
+int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
+{
+	uint32_t mask = r->slot_mask;
+	pl_atomic_u64 *cw;
+	uint64_t pos, st;
+
+	/* acquire: pairs with the release store of CLOSING in
+	 * shm_region_close; a closing owner takes no more commands. */
+	if (pl_load_acquire(&r->hdr->state) != SHM_REGION_READY)
+		return -FI_ECONNREFUSED;
+	/* The common case, as the first round of shm_cmdq_claim_loop: the
+	 * hint names a free position with room. relaxed loads and the
+	 * acquire CAS as there (4), (2). */
+	pos = pl_load_relaxed(&r->ctl->tail);
+	cw = &r->claims[pos & mask];
+	st = pl_load_relaxed(cw);
+	if (PL_LIKELY(shm_claim_prev(st, pos, mask + 1) &&
+		      shm_claim_room(r, pos, mask + 1) &&
+		      pl_cas_acquire(cw, &st, shm_st(SHM_PH_CLAIMED, pos,
+						     pid)))) {
+		*cmd_p = shm_region_slot(r, (uint32_t)(pos & mask));
+		shm_cmdq_tsan_acquire(*cmd_p);
+		return 0;
+	}
+	return shm_cmdq_claim_loop(r, pid, cmd_p);
 }
 
 /* The position a claimed slot serves, from its claim word (ours). */

@@ -232,36 +232,43 @@ static PL_NOINLINE int shm_xfer_ep_poll_pass(struct shm_xfer_ep *ep,
 	if (ep->split_rx)
 		done += (unsigned)shm_xfer_split_progress(ep, budget);
 	while (done < budget && (cmd = shm_cmdq_peek(r))) {
-		ret = shm_cmd_check(cmd, shm_cmd_payload(cmd), r->inline_max);
-		if (PL_UNLIKELY(ret)) {
-			/* malformed (foreign bytes), or a NOP or an op of a
-			 * newer peer: nothing to do but free the slot */
-			if (ret == -FI_EINVAL)
-				shm_xfer_drop_warn(ep, cmd);
-			shm_cmdq_release(r, cmd);
-			done++;
-			continue;
-		}
+		/* Every command is checked before a handler uses it
+		 * (shm_cmd.h): messages by shm_xfer_handle_msg, on the
+		 * values it reads once (the path of every message pays for
+		 * one check, not two); the others here. */
 		switch (cmd->op) {
 		case SHM_OP_MSG:
 			ret = shm_xfer_handle_msg(ep, cmd);
 			break;
 		case SHM_OP_ACK:
 			shm_xfer_handle_ack(ep, cmd);
+			ret = 0;
 			break;
 		case SHM_OP_WRITE:
 		case SHM_OP_READ:
 		case SHM_OP_ATOMIC:
-			ret = shm_xfer_handle_rma(ep, cmd);
+			ret = shm_cmd_check(cmd, shm_cmd_payload(cmd),
+					    r->inline_max);
+			ret = ret ? ret : shm_xfer_handle_rma(ep, cmd);
 			break;
 		case SHM_OP_DATA:
-			shm_xfer_handle_data(ep, cmd);
+			ret = shm_cmd_check(cmd, shm_cmd_payload(cmd),
+					    r->inline_max);
+			if (!ret)
+				shm_xfer_handle_data(ep, cmd);
 			break;
 		case SHM_OP_SPLIT:
 			shm_xfer_split_help(ep, cmd);
+			ret = 0;
 			break;
 		default:
-			break;	/* not reached: shm_cmd_check */
+			ret = 0;	/* NOP, or from a newer peer: skip */
+			break;
+		}
+		if (PL_UNLIKELY(ret == -FI_EINVAL)) {
+			/* malformed (foreign bytes): free the slot */
+			shm_xfer_drop_warn(ep, cmd);
+			ret = 0;
 		}
 		if (ret == -FI_EAGAIN) {
 			/* no memory for the rx, or every split job busy:

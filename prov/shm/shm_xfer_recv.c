@@ -151,8 +151,9 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	size_t extra = 0;
 	struct shm_xfer_rx *rx;
 	bool unmatched = false;
-	/* read once, checked again here: whatever shm_cmd_check read, what
-	 * we allocate, copy and later deliver is decided by these values */
+	/* read once, then checked (shm_cmd_check_msg): what we allocate,
+	 * copy and later deliver follows from these values, whatever the
+	 * slot says by then */
 	uint64_t size = shm_cmd_once_u64(&cmd->size);
 	uint32_t flags = shm_cmd_once_u32(&cmd->flags);
 	uint8_t proto = shm_cmd_once_u8(&cmd->proto),
@@ -162,14 +163,12 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		shm_xfer_handle_cont(ep, cmd);
 		return 0;
 	}
+	if (shm_cmd_check_msg(op, proto, flags, size, ep->region->inline_max))
+		goto drop;
 	rp = shm_xfer_rpeer(ep, cmd->src_idx, cmd->src_gen);
 
 	switch (proto) {
 	case SHM_PROTO_INLINE:
-		/* the key-word rule: shm_cmd_check (a flag flipped since
-		 * only moves the source inside the slot) */
-		if (size > ep->region->inline_max)
-			goto drop;
 		extra = (size_t)size;
 		/* without a known sender we can place it, not ack it */
 		if ((flags & SHM_CF_ACK) && !rp)
@@ -194,7 +193,7 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		 * (the jobs move at every poll) */
 		if (proto == SHM_PROTO_CMA && shm_xfer_split_full(ep, size))
 			return -FI_EAGAIN;
-		/* iov_cnt <= SHM_CMA_IOV_MAX: shm_cmd_check */
+		/* iov_cnt: checked on our copy below */
 		break;
 	default:
 		goto drop;
