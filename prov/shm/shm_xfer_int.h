@@ -260,6 +260,8 @@ bool shm_xfer_sar_ready(struct shm_xfer_ep *ep);
 void shm_xfer_sar_rx_finish(struct shm_xfer_rx *rx, int status);
 
 /* shm_xfer_split.c */
+/* Polls of 100 us a closing endpoint waits for a helper's chunk (2 s). */
+#define SHM_SPLIT_CLOSE_WAIT	20000
 /* A CMA reception of len bytes (into local[lcnt], trimmed to len) that
  * both sides may copy: 1 when it started (the rx is then completed by
  * ops->rx_done), 0 when the caller copies it alone as before. */

@@ -416,9 +416,14 @@ void shm_xfer_split_abandon(struct shm_xfer_ep *ep)
 		/* The helper may be writing a chunk into the buffer that the
 		 * application frees once we are closed: wait for it. Each
 		 * chunk is one bounded system call; a dead helper writes
-		 * nothing more. */
-		while (!shm_split_settled(rx, job) &&
-		       shm_xfer_rx_sender_alive(rx))
+		 * nothing more. The count it publishes lives in our region,
+		 * where any process can write it: a count that never
+		 * settles must not keep us here, so the wait is bounded
+		 * (SHM_SPLIT_CLOSE_WAIT polls of 100 us, far beyond one
+		 * chunk's copy by a helper that runs). */
+		for (unsigned w = 0; w < SHM_SPLIT_CLOSE_WAIT &&
+		     !shm_split_settled(rx, job) &&
+		     shm_xfer_rx_sender_alive(rx); w++)
 			usleep(100);
 		ep->split_busy &= ~(1u << rx->split_job);
 		shm_xfer_ack(ep, rx->rpeer, rx->xfer_id, -FI_ECONNRESET, 0, 0);
