@@ -154,11 +154,19 @@ void shm_xfer_ep_close(struct shm_xfer_ep *ep)
 		shm_xfer_reject(ep, cmd);
 		shm_cmdq_release(ep->region, cmd);
 	}
+	/* acknowledgements nobody will send now */
+	while (ep->ack_len) {
+		shm_xfer_rpeer_put(ep->acks[ep->ack_head].rp);
+		ep->ack_head = (ep->ack_head + 1) % ep->ack_cap;
+		ep->ack_len--;
+	}
 	for (i = 0; i < ep->region->geo.peer_count; i++) {
+		struct shm_rpeer *rp = ep->rpeers[i];
+
 		/* a sender that died: its region goes with us */
-		if (ep->rpeers[i].region)
-			(void)shm_region_unlink_dead(ep->rpeers[i].region);
-		shm_region_unmap(ep->rpeers[i].region);
+		if (rp && rp->region)
+			(void)shm_region_unlink_dead(rp->region);
+		shm_xfer_rpeer_put(rp);	/* the table's reference */
 	}
 	shm_region_close(ep->region);
 	shm_wake_close(&ep->wake);
@@ -527,29 +535,43 @@ void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
 struct shm_rpeer *shm_xfer_rpeer(struct shm_xfer_ep *ep, uint16_t idx,
 				 uint32_t gen)
 {
+	struct shm_rpeer *rp, *old;
 	struct shm_peer_ent *e;
-	struct shm_rpeer *rp;
 	uint32_t st;
 
+	/* idx < our own count: the table was sized from it (a header's
+	 * count may say anything) */
 	if (idx >= ep->region->geo.peer_count)
 		return NULL;
-	rp = &ep->rpeers[idx];
-	if (rp->state == ((gen << 2) | SHM_PEER_LIVE))
-		return rp;
+	old = ep->rpeers[idx];
+	if (PL_LIKELY(old && old->state == ((gen << 2) | SHM_PEER_LIVE)))
+		return old;
 	e = &ep->region->peers[idx];
 	/* acquire: pairs with the release store of LIVE in
 	 * shm_xfer_peer_open: the name and pid are visible */
 	st = pl_load_acquire(&e->state);
 	if (st != ((gen << 2) | SHM_PEER_LIVE))
 		return NULL;	/* entry changed hands: a stale command */
-	shm_region_unmap(rp->region);
-	rp->region = NULL;
+	rp = calloc(1, sizeof(*rp));
+	if (!rp)
+		return NULL;
 	rp->pid = e->pid;
-	rp->cma_read_ok = false;
 	memcpy(rp->name, e->name, sizeof(rp->name));
 	rp->name[sizeof(rp->name) - 1] = '\0';
 	rp->state = st;
+	rp->refs = 1;		/* the table's */
+	ep->rpeers[idx] = rp;
+	/* what still refers to the previous generation keeps it */
+	shm_xfer_rpeer_put(old);
 	return rp;
+}
+
+void shm_xfer_rpeer_put(struct shm_rpeer *rp)
+{
+	if (!rp || --rp->refs)
+		return;
+	shm_region_unmap(rp->region);
+	free(rp);
 }
 
 int shm_xfer_rpeer_map(struct shm_xfer_ep *ep, struct shm_rpeer *rp)

@@ -15,11 +15,18 @@
 #include "shm_wake.h"
 #include "shm_xfer.h"
 
-/* The receiver's view of one entry of its own peer table: who sends
- * with src_idx, and (mapped on first need) that sender's region, where
- * acknowledgements go and SAR channels live. */
+/* The receiver's view of one entry of its own peer table in one
+ * generation: who sends with (src_idx, src_gen), and (mapped on first
+ * need) that sender's region, where acknowledgements go and SAR channels
+ * live. One record per generation, counted: when the entry changes hands
+ * (its sender left, or another process rewrote the entry: it is input)
+ * the table points at a new record, and every reception, reply and
+ * acknowledgement of the old one keeps the old record, its name and its
+ * mapped region until the last of them lets go (shm_xfer_rpeer_put). */
 struct shm_rpeer {
-	uint32_t		state;	/* cached LIVE|gen word, 0: unknown */
+	uint32_t		state;	/* the LIVE|gen word it was made for */
+	uint32_t		refs;	/* the table's, and each rx, queued
+					 * reply and queued ack's */
 	pid_t			pid;
 	struct shm_region	*region;	/* sender's, or NULL */
 	struct shm_wake_addr	wake;
@@ -107,7 +114,7 @@ struct shm_xfer_ep {
 	uint64_t		sar_threshold;
 	char			name[SHM_NAME_MAX];
 
-	struct shm_rpeer	*rpeers;	/* [region->geo.peer_count] */
+	struct shm_rpeer	**rpeers;	/* [region->geo.peer_count] */
 
 	struct shm_tx		*tx;		/* [tx_count] */
 	uint32_t		tx_count;
@@ -190,6 +197,14 @@ struct shm_rd {
 /* shm_xfer_ep.c */
 struct shm_rpeer *shm_xfer_rpeer(struct shm_xfer_ep *ep, uint16_t idx,
 				 uint32_t gen);
+/* Take and drop a reference to rp (NULL: nothing); the last one unmaps
+ * its region and frees it. */
+static inline void shm_xfer_rpeer_get(struct shm_rpeer *rp)
+{
+	if (rp)
+		rp->refs++;
+}
+void shm_xfer_rpeer_put(struct shm_rpeer *rp);
 int shm_xfer_rpeer_map(struct shm_xfer_ep *ep, struct shm_rpeer *rp);
 void shm_xfer_poke(struct shm_xfer_ep *ep, struct shm_region *r,
 		   const struct shm_wake_addr *wake);

@@ -19,6 +19,8 @@ void shm_xfer_rx_free(struct shm_xfer_rx *rx)
 {
 	struct shm_xfer_ep *ep = rx->ep;
 
+	shm_xfer_rpeer_put(rx->rpeer);
+	rx->rpeer = NULL;
 	if (rx->cached && ep->rx_cache_len < SHM_XFER_RX_CACHE_MAX) {
 		rx->next = ep->rx_cache;
 		ep->rx_cache = rx;
@@ -113,6 +115,7 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
 	rx->ep = ep;
 	rx->next = NULL;
 	rx->rpeer = rp;
+	shm_xfer_rpeer_get(rp);
 	rx->proto = cmd->proto;
 	rx->cmd_flags = cmd->flags;
 	rx->xfer_id = cmd->xfer_id;
@@ -353,6 +356,7 @@ void shm_xfer_ack(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
 	*a = one;
 	ep->ack_len++;
 	rp->acks_queued++;
+	shm_xfer_rpeer_get(rp);	/* until sent or dropped */
 }
 
 /* Is queued ack a still for the sender it was queued for? The entry of
@@ -389,6 +393,7 @@ int shm_xfer_ack_flush(struct shm_xfer_ep *ep)
 			if (ret != -FI_EAGAIN) {
 				/* sent, or the sender is gone: done */
 				rp->acks_queued--;
+				shm_xfer_rpeer_put(rp);
 				n++;
 				continue;
 			}
@@ -410,6 +415,7 @@ void shm_xfer_ack_reap(struct shm_xfer_ep *ep)
 		if (!shm_xfer_ack_current(&a) ||
 		    !shm_region_owner_alive(a.rp->region)) {
 			a.rp->acks_queued--;
+			shm_xfer_rpeer_put(a.rp);
 			continue;
 		}
 		ep->acks[(ep->ack_head + kept++) % cap] = a;

@@ -266,6 +266,7 @@ static int shm_xfer_rd_send(struct shm_xfer_ep *ep, struct shm_rd *rd)
 
 static void shm_xfer_rd_queue(struct shm_xfer_ep *ep, struct shm_rd *rd)
 {
+	shm_xfer_rpeer_get(rd->rp);	/* the rx's goes when it is freed */
 	rd->next = NULL;
 	if (!ep->rd)
 		ep->rd_tail = &ep->rd;
@@ -291,6 +292,7 @@ int shm_xfer_rd_progress(struct shm_xfer_ep *ep, unsigned budget)
 		*pp = rd->next;
 		if (!*pp)
 			ep->rd_tail = pp;
+		shm_xfer_rpeer_put(rd->rp);
 		free(rd);
 		n++;
 	}
@@ -305,6 +307,7 @@ void shm_xfer_rd_free_all(struct shm_xfer_ep *ep)
 		ep->rd = rd->next;
 		/* best effort: the initiator learns the reply is cut short */
 		shm_xfer_ack(ep, rd->rp, rd->xfer_id, -FI_ECONNRESET, 0, 0);
+		shm_xfer_rpeer_put(rd->rp);
 		free(rd);
 	}
 	ep->rd_tail = &ep->rd;
