@@ -57,10 +57,39 @@
  *      ESRCH, or a zombie) and moves past p, counting it dropped. A dead
  *      process commits nothing later, so no store of it can land in the
  *      slot once the next round owns it.
+ *  (6) Foreign words. Claim words, tail and head live in shared memory
+ *      that any process of the user can write (DESIGN.md section 7a),
+ *      so no value read there may stop the queue for good. A producer
+ *      trusts a claim word only if it is the previous round of its
+ *      position or a claim inside the window (below head + N, which
+ *      every honest claim is, (2)); anything else is foreign. A foreign
+ *      word at a position outside the window means the hint is foreign:
+ *      the producer moves tail back to head (every position below head
+ *      was read, (4) holds) and tries again, once. A foreign word inside
+ *      the window is left to the consumer, who reaches it in order: the
+ *      consumer claims its head position itself, with a CAS from the
+ *      value it read to CLAIMED(pos, own pid), and moves past it, when
+ *      that word is neither the previous round nor a claim of pos, or
+ *      when it is the previous round but tail is past pos (honestly
+ *      impossible: positions are claimed in order, (4)). The CAS makes
+ *      it safe against an honest producer claiming pos at that moment:
+ *      one of the two wins, and the loser sees a claim of pos and moves
+ *      on. The consumer also puts back its own head word when it reads
+ *      another value there.
+ *  (7) A live claimer that never commits. (5) skips a dead claimer; a
+ *      claim of the head that names a live process (or a word of that
+ *      form written by anyone) is skipped once it has stood, unchanged,
+ *      for SHM_CMDQ_CLAIM_TIMEOUT_MS. An honest producer does not stay
+ *      between claim and commit that long unless it was stopped; if it
+ *      commits later, its command may land in the slot's next round and
+ *      be dropped or taken as that round's (a garbled command, which the
+ *      parsers check like any other foreign bytes), never make us read
+ *      outside the slot.
  * Positions are 40 bits in the words and compared modulo 2^40: a
  * producer would have to stall for 2^40 operations to see an ABA.
  */
 #include <assert.h>
+#include <time.h>
 
 #include <rdma/fi_errno.h>
 
@@ -126,20 +155,55 @@ static bool shm_claim_room(struct shm_region *r, uint64_t pos, uint32_t n)
 	return pos - head < n;
 }
 
-int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
+/* Is position q (a claim word's) inside the window, below head + n?
+ * The cached head first (it is at most the real one, so a yes is a
+ * yes), then the owner's line. A1 again, as in shm_claim_room. */
+static bool shm_claim_in_window(struct shm_region *r, uint64_t q, uint32_t n)
 {
-	uint32_t n = r->hdr->cmdq_slots, mask = n - 1;
+	uint64_t head = pl_load_acquire(&r->prod_head);
+
+	if (shm_pos_diff(q, head) < (int64_t)n)
+		return true;
+	head = pl_load_acquire(&r->ctl->head);
+	pl_store_release(&r->prod_head, head);
+	return shm_pos_diff(q, head) < (int64_t)n;
+}
+
+/* A foreign claim word at pos (6): if pos itself lies outside the window
+ * the hint is what is foreign: move it back to head and say so (true:
+ * try again). Inside the window the word is the consumer's to repair. */
+static bool shm_claim_reset_tail(struct shm_region *r, uint64_t pos,
+				 uint32_t n)
+{
+	/* acquire: A1, the head we restart from was read up to */
+	uint64_t head = pl_load_acquire(&r->ctl->head), exp = pos;
+	int64_t d = shm_pos_diff(pos, head);
+
+	if (d >= 0 && d <= (int64_t)n)
+		return false;
+	/* relaxed: a hint (4); a failed CAS means someone moved it */
+	(void)pl_cas_weak_relaxed(&r->ctl->tail, &exp, head);
+	return true;
+}
+
+/* Claim a position as the tail hint names it, or helping the hint on
+ * (4), (6): the loop shm_cmdq_claim falls back to when the position the
+ * hint named was taken, or the queue looked full. */
+static PL_NOINLINE int shm_cmdq_claim_loop(struct shm_region *r, uint32_t pid,
+					   struct shm_cmd **cmd_p)
+{
+	uint32_t mask = r->slot_mask, n = mask + 1, rounds;
+	bool reset = false;
 	pl_atomic_u64 *cw;
 	uint64_t pos, st, exp;
 	int64_t d;
 
-	/* acquire: pairs with the release store of CLOSING in
-	 * shm_region_close; a closing owner takes no more commands. */
-	if (pl_load_acquire(&r->hdr->state) != SHM_REGION_READY)
-		return -FI_ECONNREFUSED;
 	/* relaxed: a hint (4) */
 	pos = pl_load_relaxed(&r->ctl->tail);
-	for (;;) {
+	/* Each round moves pos forward or fails; honest hints catch up
+	 * within a few rounds of the queue, foreign ones are stopped here
+	 * (6): no producer spins on values another process wrote. */
+	for (rounds = 0; rounds < 2 * n + 16; rounds++) {
 		cw = &r->claims[pos & mask];
 		/* relaxed: judged here, re-checked by the CAS. The claim
 		 * line is the producers' own: with one producer it stays in
@@ -163,13 +227,19 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 			}
 		}
 		/* Not the previous round, or a lost CAS (a strong CAS fails
-		 * only on another value): position pos + d is claimed. */
-		d = shm_st_phase(st) == SHM_PH_FREE ? -1 :
-		    shm_pos_diff(shm_st_pos(st), pos);
-		if (d < 0)
-			return -FI_EAGAIN;	/* older than the previous
-						 * round: cannot happen (4);
-						 * refuse, write nothing */
+		 * only on another value): position pos + d is claimed, if
+		 * the word is honest. */
+		d = shm_st_phase(st) == SHM_PH_CLAIMED ?
+		    shm_pos_diff(shm_st_pos(st), pos) : -1;
+		if (d < 0 || !shm_claim_in_window(r, pos + (uint64_t)d, n)) {
+			/* older than the previous round, or ahead of
+			 * anything a producer may claim: foreign (6) */
+			if (reset || !shm_claim_reset_tail(r, pos, n))
+				return -FI_EAGAIN;
+			reset = true;
+			pos = pl_load_relaxed(&r->ctl->tail);
+			continue;
+		}
 		/* everything below pos + d is claimed too (4): help the
 		 * hint past it, retry. weak: a spurious failure only means
 		 * one more round through this loop */
@@ -178,6 +248,34 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 					  pos + (uint64_t)d + 1);
 		pos = pl_load_relaxed(&r->ctl->tail);
 	}
+	return -FI_EAGAIN;
+}
+
+int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
+{
+	uint32_t mask = r->slot_mask;
+	pl_atomic_u64 *cw;
+	uint64_t pos, st;
+
+	/* acquire: pairs with the release store of CLOSING in
+	 * shm_region_close; a closing owner takes no more commands. */
+	if (pl_load_acquire(&r->hdr->state) != SHM_REGION_READY)
+		return -FI_ECONNREFUSED;
+	/* The common case, as the first round of shm_cmdq_claim_loop: the
+	 * hint names a free position with room. relaxed loads and the
+	 * acquire CAS as there (4), (2). */
+	pos = pl_load_relaxed(&r->ctl->tail);
+	cw = &r->claims[pos & mask];
+	st = pl_load_relaxed(cw);
+	if (PL_LIKELY(shm_claim_prev(st, pos, mask + 1) &&
+		      shm_claim_room(r, pos, mask + 1) &&
+		      pl_cas_acquire(cw, &st, shm_st(SHM_PH_CLAIMED, pos,
+						     pid)))) {
+		*cmd_p = shm_region_slot(r, (uint32_t)(pos & mask));
+		shm_cmdq_tsan_acquire(*cmd_p);
+		return 0;
+	}
+	return shm_cmdq_claim_loop(r, pid, cmd_p);
 }
 
 /* The position a claimed slot serves, from its claim word (ours). */
@@ -209,29 +307,80 @@ void shm_cmdq_commit(struct shm_region *r, struct shm_cmd *cmd)
 		pl_store_relaxed(&r->ctl->tail, tail + 1);
 }
 
-struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r)
+/* Skip position pos, which carries no command (a dead or stuck claimer,
+ * a foreign word): the consumer moves past it as if it had read it. */
+static void shm_cmdq_skip(struct shm_region *r, uint64_t pos)
 {
-	uint64_t pos = r->cons_head, st;
-	struct shm_cmd *cmd;
-
-	r->cons_stall = 0;
-	cmd = shm_region_slot(r, (uint32_t)(pos & (r->hdr->cmdq_slots - 1)));
-	/* R2, as in shm_cmdq_peek: committed meanwhile */
-	if (pl_load_acquire(&cmd->state) == shm_st(SHM_PH_READY, pos, 0))
-		return cmd;
-	/* relaxed: a claim of pos whose claimer is alive commits later;
-	 * one that is dead never will (5) */
-	st = pl_load_relaxed(&r->claims[pos & (r->hdr->cmdq_slots - 1)]);
-	if (shm_st_phase(st) != SHM_PH_CLAIMED ||
-	    shm_st_pos(st) != (pos & SHM_POS_MASK))
-		return NULL;	/* nobody claimed pos yet */
-	if (pl_proc_alive((pid_t)(st & SHM_PID_MASK), 0))
-		return NULL;
 	r->cons_head = pos + 1;
 	/* A2', release: as A2 (the slot is free for round pos + N) */
 	pl_store_release(&r->ctl->head, pos + 1);
 	/* relaxed: statistics */
 	pl_fetch_add_relaxed(&r->ctl->dropped, 1);
+}
+
+static uint64_t shm_cmdq_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A claim word st of the head position: will its claimer never commit?
+ * Dead (5), or the same word has stood for the bound (7). */
+static bool shm_cmdq_claim_stuck(struct shm_region *r, uint64_t st)
+{
+	uint64_t now;
+
+	if (!pl_proc_alive((pid_t)(st & SHM_PID_MASK), 0))
+		return true;
+	now = shm_cmdq_now_ns();
+	if (r->stall_word != st) {
+		r->stall_word = st;
+		r->stall_since = now;
+		return false;
+	}
+	return now - r->stall_since >=
+	       SHM_CMDQ_CLAIM_TIMEOUT_MS * 1000000ull;
+}
+
+struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r)
+{
+	uint64_t pos = r->cons_head, st, tail;
+	uint32_t i = (uint32_t)(pos & r->slot_mask);
+	struct shm_cmd *cmd;
+
+	r->cons_stall = 0;
+	cmd = shm_region_slot(r, i);
+	/* R2, as in shm_cmdq_peek: committed meanwhile */
+	if (pl_load_acquire(&cmd->state) == shm_st(SHM_PH_READY, pos, 0))
+		return cmd;
+	/* Our own word (6): producers judge room by it. relaxed load: we
+	 * are its only honest writer; the store is A2 again (release). */
+	if (pl_load_relaxed(&r->ctl->head) != pos)
+		pl_store_release(&r->ctl->head, pos);
+	/* relaxed: a claim of pos whose claimer is alive commits later;
+	 * one that is dead never will (5), nor one that stood too long (7) */
+	st = pl_load_relaxed(&r->claims[i]);
+	if (shm_st_phase(st) == SHM_PH_CLAIMED &&
+	    shm_st_pos(st) == (pos & SHM_POS_MASK)) {
+		if (shm_cmdq_claim_stuck(r, st))
+			shm_cmdq_skip(r, pos);
+		return NULL;
+	}
+	if (shm_claim_prev(st, pos, r->slot_mask + 1)) {
+		/* relaxed: a hint; past pos only if pos was jumped (6) */
+		tail = pl_load_relaxed(&r->ctl->tail);
+		if (shm_pos_diff(tail, pos) <= 0)
+			return NULL;	/* nobody claimed pos yet */
+	}
+	/* A foreign word, or a position producers went past: claim it
+	 * ourselves (6). acquire: orders nothing we need (we write no slot),
+	 * a strong CAS so that failure means an honest claim came first,
+	 * which the next look sees. */
+	if (pl_cas_acquire(&r->claims[i], &st,
+			   shm_st(SHM_PH_CLAIMED, pos, r->cons_pid)))
+		shm_cmdq_skip(r, pos);
 	return NULL;
 }
 
@@ -240,7 +389,7 @@ void shm_cmdq_release(struct shm_region *r, struct shm_cmd *cmd)
 	uint64_t pos = r->cons_head;
 
 	assert(cmd == shm_region_slot(r, (uint32_t)(pos &
-					(r->hdr->cmdq_slots - 1))));
+					r->slot_mask)));
 	(void)cmd;
 	r->cons_stall = 0;
 	r->cons_head = pos + 1;
@@ -255,7 +404,7 @@ void shm_cmdq_release(struct shm_region *r, struct shm_cmd *cmd)
  * the callers say what orders them. */
 static bool shm_cmdq_busy_at(const struct shm_region *r, uint64_t pos)
 {
-	uint32_t i = (uint32_t)(pos & (r->hdr->cmdq_slots - 1));
+	uint32_t i = (uint32_t)(pos & r->slot_mask);
 	uint64_t st;
 
 	if (pl_load_relaxed(&shm_region_slot(r, i)->state) ==
@@ -275,6 +424,15 @@ bool shm_cmdq_maybe_pending(const struct shm_region *r)
 
 bool shm_cmdq_pending(const struct shm_region *r)
 {
-	/* relaxed: ordered by the caller's seq_cst fence (shm_wake_arm) */
-	return shm_cmdq_busy_at(r, r->cons_head);
+	uint64_t pos = r->cons_head;
+
+	/* relaxed: ordered by the caller's seq_cst fence (shm_wake_arm).
+	 * A head word that peek_slow would repair (6) counts as pending
+	 * too: a consumer asleep on it would leave every producer with
+	 * -FI_EAGAIN. */
+	if (shm_cmdq_busy_at(r, pos))
+		return true;
+	return !shm_claim_prev(pl_load_relaxed(&r->claims[pos & r->slot_mask]),
+			       pos, r->slot_mask + 1) ||
+	       shm_pos_diff(pl_load_relaxed(&r->ctl->tail), pos) > 0;
 }

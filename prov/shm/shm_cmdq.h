@@ -69,6 +69,9 @@ static inline uint64_t shm_st_pos(uint64_t st)
 }
 
 #define SHM_CMDQ_STALL_CHECK	1024
+/* A claim of the head that names a live process and stays uncommitted
+ * this long is skipped (shm_cmdq.c (7)). */
+#define SHM_CMDQ_CLAIM_TIMEOUT_MS	2000
 
 /* Nothing committed at the head for SHM_CMDQ_STALL_CHECK peeks: is a
  * dead claimer holding it? (shm_cmdq_peek) */
@@ -77,7 +80,9 @@ struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r);
 /*
  * Consumer: the command at the head, committed, or NULL. Every
  * SHM_CMDQ_STALL_CHECK peeks that find nothing, also skips (counts in
- * ctl->dropped) a head position whose claimer died before committing.
+ * ctl->dropped) a head position whose claimer died before committing,
+ * whose claim stood uncommitted for SHM_CMDQ_CLAIM_TIMEOUT_MS, or whose
+ * claim word another process scribbled (shm_cmdq.c (5)-(7)).
  * Inline: every progress pass asks, and most find nothing. A peek
  * changes nothing a second peek would see: asking twice is harmless.
  */
@@ -86,7 +91,7 @@ static inline struct shm_cmd *shm_cmdq_peek(struct shm_region *r)
 	uint64_t pos = r->cons_head;
 	struct shm_cmd *cmd;
 
-	cmd = shm_region_slot(r, (uint32_t)(pos & (r->hdr->cmdq_slots - 1)));
+	cmd = shm_region_slot(r, (uint32_t)(pos & r->slot_mask));
 	/* R2, acquire: pairs with R1 in shm_cmdq_commit */
 	if (pl_load_acquire(&cmd->state) == shm_st(SHM_PH_READY, pos, 0))
 		return cmd;

@@ -45,6 +45,7 @@
 #define PROPEL_SHM_LAYOUT_H
 
 #include <assert.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,7 +53,7 @@
 
 #define SHM_LAYOUT_MAGIC	0x4d48534c45504f52ull	/* "ROPELSHM" */
 /* Bump on ANY change of a struct below or of the meaning of a field. */
-#define SHM_LAYOUT_VERSION	7u	/* 2: RMA and atomic commands;
+#define SHM_LAYOUT_VERSION	8u	/* 2: RMA and atomic commands;
 					 * 3: SHM_CF_IN_HDR;
 					 * 4: split copies (SHM_OP_SPLIT);
 					 * 5: claim table (shm_cmdq.c);
@@ -60,7 +61,11 @@
 					 * validates every access); the
 					 * atomic request defined here;
 					 * 7: the wake socket's address
-					 * in the header */
+					 * in the header;
+					 * 8: the consumer may claim a
+					 * position itself to skip it
+					 * (shm_cmdq.c (6)); headers
+					 * checked by shm_layout_check */
 
 #define SHM_CACHELINE		64
 /* Longest endpoint name (FI_ADDR_STR text, NUL included). */
@@ -381,5 +386,22 @@ struct shm_layout_req {
 	uint32_t wake_len;
 	const uint8_t *wake_addr;
 };
+
+/*
+ * Fill hdr's geometry and offsets from req (rounding as above) and return
+ * the region size in bytes, or 0 when req is out of range (zero counts,
+ * more than 2^20 slots, inline > 64 KiB...). shm_layout.c.
+ */
+size_t shm_layout_compute(const struct shm_layout_req *req,
+			  struct shm_region_hdr *hdr);
+
+/*
+ * Is h (a PRIVATE copy of a header another process wrote) a header of
+ * ours, of this version, whose geometry is within our limits and whose
+ * every table lies inside a file of file_size bytes? Exactly the layout
+ * shm_layout_compute makes of its own counts, or false. The one check a
+ * mapped region's geometry passes before anything indexes through it.
+ */
+bool shm_layout_check(const struct shm_region_hdr *h, uint64_t file_size);
 
 #endif /* PROPEL_SHM_LAYOUT_H */

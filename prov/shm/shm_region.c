@@ -7,6 +7,7 @@
  * stale region would look alive forever.
  */
 #include <dirent.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -24,83 +25,6 @@
 #include "pl_proc.h"
 #include "shm_region.h"
 
-#define SHM_ALIGN_UP(x, a)	(((x) + (a) - 1) / (a) * (a))
-#define SHM_PAGE		4096u
-
-size_t shm_region_layout(const struct shm_layout_req *req,
-			 struct shm_region_hdr *hdr)
-{
-	uint64_t off, slots = 1, inl;
-
-	if (!req->cmdq_slots || req->cmdq_slots > (1u << 20) ||
-	    req->inline_max > 65536 || !req->peer_count ||
-	    req->peer_count > 65535 || req->sar_chan_count > 4096 ||
-	    (req->sar_chan_count && (req->sar_buf_size < 64 ||
-				     req->sar_buf_size > (16u << 20))) ||
-	    req->split_count > 64 || req->wake_len > SHM_WAKE_ADDR_MAX ||
-	    (req->wake_len && !req->wake_addr))
-		return 0;
-	while (slots < req->cmdq_slots)
-		slots <<= 1;
-	/* A SAR or CMA command must fit whatever the inline size. */
-	inl = SHM_ALIGN_UP(req->inline_max, SHM_CACHELINE);
-	if (inl < sizeof(struct shm_cmd_cma))
-		inl = SHM_ALIGN_UP(sizeof(struct shm_cmd_cma), SHM_CACHELINE);
-
-	memset(hdr, 0, sizeof(*hdr));
-	hdr->magic = SHM_LAYOUT_MAGIC;
-	hdr->version = SHM_LAYOUT_VERSION;
-	hdr->hdr_size = sizeof(*hdr);
-	hdr->cmdq_slots = (uint32_t)slots;
-	hdr->cmdq_slot_size = (uint32_t)(sizeof(struct shm_cmd) + inl);
-	hdr->inline_max = (uint32_t)inl;
-	hdr->peer_count = req->peer_count;
-	hdr->sar_chan_count = req->sar_chan_count;
-	hdr->sar_buf_size = req->sar_chan_count ?
-		SHM_ALIGN_UP(req->sar_buf_size, SHM_CACHELINE) : 0;
-	hdr->split_count = req->split_count;
-	hdr->wake_len = req->wake_len;
-	if (req->wake_len)
-		memcpy(hdr->wake_addr, req->wake_addr, req->wake_len);
-
-	off = SHM_ALIGN_UP(sizeof(*hdr), SHM_CACHELINE);
-	hdr->ctl_off = off;
-	off += sizeof(struct shm_ctl);
-	/* claim words: producers' lines, apart from the slots the consumer
-	 * polls (shm_cmdq.c) */
-	hdr->claim_off = off;
-	off += slots * sizeof(uint64_t);
-	/* the queue starts on its own page: producers hammer it */
-	off = SHM_ALIGN_UP(off, SHM_PAGE);
-	hdr->cmdq_off = off;
-	off += slots * hdr->cmdq_slot_size;
-	hdr->peer_off = off;
-	off += (uint64_t)req->peer_count * sizeof(struct shm_peer_ent);
-	hdr->sar_off = off;
-	off += (uint64_t)req->sar_chan_count * sizeof(struct shm_sar_chan);
-	off = SHM_ALIGN_UP(off, SHM_PAGE);
-	hdr->sarbuf_off = off;
-	off += (uint64_t)req->sar_chan_count * SHM_SAR_RING *
-	       hdr->sar_buf_size;
-	hdr->split_off = off;
-	off += (uint64_t)req->split_count * sizeof(struct shm_split_job);
-	off = SHM_ALIGN_UP(off, SHM_PAGE);
-	hdr->total_size = off;
-	return (size_t)off;
-}
-
-/* The queue geometry of a header we did not write: what every producer
- * relies on (slots a power of two, whole lines, inside the file). */
-static bool shm_region_queue_sane(const struct shm_region_hdr *h)
-{
-	uint64_t n = h->cmdq_slots;
-
-	return n && !(n & (n - 1)) && h->cmdq_slot_size >= SHM_CACHELINE &&
-	       !(h->cmdq_slot_size % SHM_CACHELINE) &&
-	       h->claim_off + n * sizeof(uint64_t) <= h->total_size &&
-	       h->cmdq_off + n * h->cmdq_slot_size <= h->total_size;
-}
-
 /* The inverse of odd d modulo 2^64 (Newton's iteration: each step
  * doubles the correct low bits; d * d == 1 mod 8 gives three). */
 static uint64_t shm_inverse_odd(uint64_t d)
@@ -113,29 +37,45 @@ static uint64_t shm_inverse_odd(uint64_t d)
 	return x;
 }
 
+/* Pointers and the hot geometry, from the private copy r->geo (ours,
+ * or checked by shm_layout_check): never from the shared header. */
 static void shm_region_set_ptrs(struct shm_region *r)
 {
+	const struct shm_region_hdr *g = &r->geo;
 	uint8_t *b = r->base;
 
 	r->hdr = r->base;
-	r->ctl = (struct shm_ctl *)(b + r->hdr->ctl_off);
-	r->claims = (pl_atomic_u64 *)(b + r->hdr->claim_off);
-	r->cmdq = b + r->hdr->cmdq_off;
-	r->peers = (struct shm_peer_ent *)(b + r->hdr->peer_off);
-	r->sar = (struct shm_sar_chan *)(b + r->hdr->sar_off);
-	r->sarbuf = b + r->hdr->sarbuf_off;
-	r->split = (struct shm_split_job *)(b + r->hdr->split_off);
+	r->ctl = (struct shm_ctl *)(b + g->ctl_off);
+	r->claims = (pl_atomic_u64 *)(b + g->claim_off);
+	r->cmdq = b + g->cmdq_off;
+	r->peers = (struct shm_peer_ent *)(b + g->peer_off);
+	r->sar = (struct shm_sar_chan *)(b + g->sar_off);
+	r->sarbuf = b + g->sarbuf_off;
+	r->split = (struct shm_split_job *)(b + g->split_off);
+	r->slot_mask = g->cmdq_slots - 1;
+	r->slot_size = g->cmdq_slot_size;
+	r->inline_max = g->inline_max;
+	/* shm_region_slot_index's constants: the slot size is a non-zero
+	 * multiple of 64 (shm_layout_compute) */
+	r->slot_shift = (unsigned)__builtin_ctzll(g->cmdq_slot_size);
+	r->slot_inv = shm_inverse_odd(g->cmdq_slot_size >> r->slot_shift);
+	r->cons_pid = (uint32_t)getpid();
 }
 
-/* shm_region_slot_index's constants, from a published header whose slot
- * size is a non-zero multiple of 64 (shm_region_layout, checked by
- * shm_region_queue_sane for a peer's). */
-static void shm_region_set_slot_index(struct shm_region *r)
+/* Copy the header of a mapping into r->geo, all but `state`: the owner
+ * stores that word (atomically) while we copy, every other byte is
+ * written once before READY, or by a process that breaks the rules,
+ * which shm_layout_check then catches on the copy. */
+static void shm_region_snapshot(struct shm_region *r)
 {
-	uint64_t size = r->hdr->cmdq_slot_size;
+	const uint8_t *src = r->base;
+	uint8_t *dst = (uint8_t *)&r->geo;
+	size_t at = offsetof(struct shm_region_hdr, state),
+	       after = at + sizeof(r->geo.state);
 
-	r->slot_shift = (unsigned)__builtin_ctzll(size);
-	r->slot_inv = shm_inverse_odd(size >> r->slot_shift);
+	memcpy(dst, src, at);
+	memcpy(dst + after, src + after, sizeof(r->geo) - after);
+	pl_store_relaxed(&r->geo.state, (uint32_t)SHM_REGION_READY);
 }
 
 /* The creator a region name carries: "/propel-shm-<our uid>-<pid>-<idx>"
@@ -216,7 +156,7 @@ int shm_region_create(const char *name, const struct shm_layout_req *req,
 	if (!name || name[0] != '/' || strlen(name) >= SHM_REGION_NAME_MAX ||
 	    strchr(name + 1, '/'))
 		return -FI_EINVAL;
-	size = shm_region_layout(req, &hdr);
+	size = shm_layout_compute(req, &hdr);
 	if (!size)
 		return -FI_EINVAL;
 	ret = pl_proc_start_time(getpid(), &start);
@@ -267,8 +207,10 @@ int shm_region_create(const char *name, const struct shm_layout_req *req,
 	 * = slot index (FREE) only once we say so; no state word reads
 	 * READY; every peer entry FREE, every channel idle */
 	memcpy(r->base, &hdr, sizeof(hdr));
+	/* our geometry is what we computed, never what the mapping says
+	 * later (any process of the user may write it) */
+	r->geo = hdr;
 	shm_region_set_ptrs(r);
-	shm_region_set_slot_index(r);
 	for (uint32_t i = 0; i < hdr.cmdq_slots; i++)
 		/* relaxed: published by the READY store below */
 		pl_store_relaxed(&r->claims[i],
@@ -347,15 +289,17 @@ int shm_region_map(const char *name, struct shm_region **region_p)
 		shm_region_unmap(r);
 		return ret;
 	}
-	/* offsets and geometry as published with READY: a header read
-	 * before it (the pread above) may have been half written */
-	if (!shm_region_queue_sane(r->hdr)) {
+	/* offsets and geometry as published with READY (the pread above
+	 * may have seen a half-written header), copied once and checked on
+	 * the copy, which is all we use from now on: the shared header may
+	 * change under us at any time */
+	shm_region_snapshot(r);
+	if (!shm_layout_check(&r->geo, (uint64_t)st.st_size)) {
 		shm_region_unmap(r);
 		return -FI_ENOPROTOOPT;
 	}
 	shm_region_set_ptrs(r);
-	shm_region_set_slot_index(r);
-	if (!pl_proc_alive(r->hdr->owner_pid, r->hdr->owner_start)) {
+	if (!pl_proc_alive(r->geo.owner_pid, r->geo.owner_start)) {
 		/* its owner died without closing: remove the name now
 		 * rather than at some later process's first endpoint */
 		(void)shm_region_remove_if_stale(name);
@@ -391,7 +335,9 @@ void shm_region_close(struct shm_region *r)
 
 bool shm_region_owner_alive(const struct shm_region *r)
 {
-	return pl_proc_alive(r->hdr->owner_pid, r->hdr->owner_start);
+	/* the owner as it was when we mapped: a header rewritten since
+	 * cannot make a live owner look dead, or a dead one alive */
+	return pl_proc_alive(r->geo.owner_pid, r->geo.owner_start);
 }
 
 int shm_region_unlink_dead(const struct shm_region *r)

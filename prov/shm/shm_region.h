@@ -25,13 +25,26 @@
 /* Every region of user U is named SHM_REGION_PREFIX "<U>-...". */
 #define SHM_REGION_PREFIX	"/propel-shm-"
 
+/*
+ * The geometry a process relies on is its own: `geo` is a private copy
+ * of the header, taken once (the owner's from what it computed, a peer's
+ * after READY) and checked once (shm_layout_check), and every index and
+ * size below comes from it, never from the shared header, which any
+ * process of the user can rewrite at any time (DESIGN.md section 7a).
+ * Only `hdr->state` is read through the mapping after that.
+ */
 struct shm_region {
 	void			*base;
 	size_t			size;
-	struct shm_region_hdr	*hdr;
+	struct shm_region_hdr	*hdr;	/* shared: read `state` only */
 	struct shm_ctl		*ctl;
 	pl_atomic_u64		*claims;	/* claim word of slot 0 */
 	uint8_t			*cmdq;		/* slot 0 */
+	/* the queue's geometry, from geo, beside the pointers the hot
+	 * path uses with it (one line) */
+	uint32_t		slot_mask;	/* geo.cmdq_slots - 1 */
+	uint32_t		slot_size;	/* geo.cmdq_slot_size */
+	uint32_t		inline_max;	/* geo.inline_max */
 	/* slot index from a slot's byte offset without a division (an
 	 * exact one: offset >> slot_shift, times the inverse of the slot
 	 * size's odd factor modulo 2^64), shm_region_slot_index */
@@ -45,21 +58,19 @@ struct shm_region {
 	/* consumer state, owner only (shm_cmdq.c) */
 	uint64_t		cons_head;	/* next position to pop */
 	uint32_t		cons_stall;	/* polls that found nothing */
+	uint32_t		cons_pid;	/* ours: the pid of our own
+						 * claims (shm_cmdq.c (6)) */
+	uint64_t		stall_word;	/* claim word of a live claimer
+						 * that has not committed... */
+	uint64_t		stall_since;	/* ...since (ns, monotonic) */
 	/* producer state, any thread of this process: the consumer's head
 	 * as last read from ctl->head (release/acquire, shm_cmdq_claim),
 	 * so that a claim reads the owner's line only when the queue looks
 	 * full */
 	pl_atomic_u64		prod_head;
+	struct shm_region_hdr	geo;		/* private, checked copy */
 	char			name[SHM_REGION_NAME_MAX];	/* shm_open name */
 };
-
-/*
- * Fill hdr's geometry and offsets from req (rounding as shm_layout.h
- * says) and return the region size in bytes, or 0 when req is out of
- * range (zero counts, more than 2^20 slots, inline > 64 KiB...).
- */
-size_t shm_region_layout(const struct shm_layout_req *req,
-			 struct shm_region_hdr *hdr);
 
 /*
  * Create and initialize a region named `name` (a shm_open name, leading
@@ -75,8 +86,10 @@ int shm_region_create(const char *name, const struct shm_layout_req *req,
 		      uint32_t flags, struct shm_region **region_p);
 
 /*
- * Map a peer's region by name, read/write. Checks magic, version, size
- * and state. Returns 0, -FI_ENOENT (no such region), -FI_EAGAIN (its
+ * Map a peer's region by name, read/write. Checks state, then takes the
+ * private copy of the header (geo) and checks it (shm_layout_check:
+ * magic, version, geometry within our limits, every table inside the
+ * mapping). Returns 0, -FI_ENOENT (no such region), -FI_EAGAIN (its
  * owner is still building it), -FI_ECONNREFUSED (closing, or its owner is
  * dead), -FI_ENOPROTOOPT (another user's file, not ours, other
  * version), -errno.
@@ -109,12 +122,11 @@ int shm_region_unlink_dead(const struct shm_region *region);
  */
 int shm_region_cleanup_dead(unsigned *removed_p);
 
-/* Address of slot i (i < hdr->cmdq_slots). */
+/* Address of slot i (i <= r->slot_mask). */
 static inline struct shm_cmd *shm_region_slot(const struct shm_region *r,
 					      uint32_t i)
 {
-	return (struct shm_cmd *)(r->cmdq +
-				  (size_t)i * r->hdr->cmdq_slot_size);
+	return (struct shm_cmd *)(r->cmdq + (size_t)i * r->slot_size);
 }
 
 /* Index of slot cmd (a pointer shm_region_slot gave). */
@@ -126,12 +138,12 @@ static inline uint32_t shm_region_slot_index(const struct shm_region *r,
 	return (uint32_t)((off >> r->slot_shift) * r->slot_inv);
 }
 
-/* Bounce buffer b (< SHM_SAR_RING) of channel c. */
+/* Bounce buffer b (< SHM_SAR_RING) of channel c (< geo.sar_chan_count). */
 static inline uint8_t *shm_region_sarbuf(const struct shm_region *r,
 					 uint32_t c, uint32_t b)
 {
 	return r->sarbuf + ((size_t)c * SHM_SAR_RING + b) *
-			   r->hdr->sar_buf_size;
+			   r->geo.sar_buf_size;
 }
 
 #endif /* PROPEL_SHM_REGION_H */

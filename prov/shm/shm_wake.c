@@ -24,8 +24,8 @@ int shm_wake_addr_of(struct shm_wake_addr *a, const struct shm_region *peer)
 	 * 7a) that another process may change while we look */
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.sun.sun_family = AF_UNIX;
-	memcpy(&len, &peer->hdr->wake_len, sizeof(len));
-	memcpy(tmp.sun.sun_path, peer->hdr->wake_addr, SHM_WAKE_ADDR_MAX);
+	memcpy(&len, &peer->geo.wake_len, sizeof(len));
+	memcpy(tmp.sun.sun_path, peer->geo.wake_addr, SHM_WAKE_ADDR_MAX);
 	/* abstract only: a path would let a header aim our datagrams at
 	 * any socket file of the user */
 	if (len < 2 || len > SHM_WAKE_ADDR_MAX || tmp.sun.sun_path[0] != '\0')

@@ -16,6 +16,7 @@
 #include "pl_proc.h"
 #include "shm_addr.h"
 #include "shm_cma.h"
+#include "shm_cmd.h"
 #include "shm_params.h"
 #include "shm_xfer_int.h"
 
@@ -91,12 +92,12 @@ int shm_xfer_ep_open(const char *name, const struct shm_xfer_ops *ops,
 	if (ret)
 		goto err_wake;
 
-	ep->rpeers = calloc(ep->region->hdr->peer_count, sizeof(*ep->rpeers));
+	ep->rpeers = calloc(ep->region->geo.peer_count, sizeof(*ep->rpeers));
 	ep->tx_count = (uint32_t)p->tx_size;
 	ep->tx = calloc(ep->tx_count, sizeof(*ep->tx));
-	ep->chan_free = ep->region->hdr->sar_chan_count;
+	ep->chan_free = ep->region->geo.sar_chan_count;
 	ep->chan_busy = calloc(ep->chan_free + 1, sizeof(*ep->chan_busy));
-	ep->ack_cap = ep->region->hdr->cmdq_slots;
+	ep->ack_cap = ep->region->geo.cmdq_slots;
 	ep->acks = calloc(ep->ack_cap, sizeof(*ep->acks));
 	if (!ep->rpeers || !ep->tx || !ep->chan_busy || !ep->acks) {
 		ret = -FI_ENOMEM;
@@ -146,15 +147,26 @@ void shm_xfer_ep_close(struct shm_xfer_ep *ep)
 	shm_xfer_rd_free_all(ep);	/* replies cut short: error acks */
 	/* commands nobody will read: their senders learn it (SAR channel
 	 * done, or an error ack) instead of waiting for us forever */
-	while ((cmd = shm_cmdq_peek(ep->region))) {
+	/* at most one round of the queue: a process that keeps writing
+	 * READY words ahead of us must not keep us here */
+	for (i = 0; i < ep->region->geo.cmdq_slots &&
+		    (cmd = shm_cmdq_peek(ep->region)); i++) {
 		shm_xfer_reject(ep, cmd);
 		shm_cmdq_release(ep->region, cmd);
 	}
-	for (i = 0; i < ep->region->hdr->peer_count; i++) {
+	/* acknowledgements nobody will send now */
+	while (ep->ack_len) {
+		shm_xfer_rpeer_put(ep->acks[ep->ack_head].rp);
+		ep->ack_head = (ep->ack_head + 1) % ep->ack_cap;
+		ep->ack_len--;
+	}
+	for (i = 0; i < ep->region->geo.peer_count; i++) {
+		struct shm_rpeer *rp = ep->rpeers[i];
+
 		/* a sender that died: its region goes with us */
-		if (ep->rpeers[i].region)
-			(void)shm_region_unlink_dead(ep->rpeers[i].region);
-		shm_region_unmap(ep->rpeers[i].region);
+		if (rp && rp->region)
+			(void)shm_region_unlink_dead(rp->region);
+		shm_xfer_rpeer_put(rp);	/* the table's reference */
 	}
 	shm_region_close(ep->region);
 	shm_wake_close(&ep->wake);
@@ -228,27 +240,43 @@ static PL_NOINLINE int shm_xfer_ep_poll_pass(struct shm_xfer_ep *ep,
 	if (ep->split_rx)
 		done += (unsigned)shm_xfer_split_progress(ep, budget);
 	while (done < budget && (cmd = shm_cmdq_peek(r))) {
-		ret = 0;
+		/* Every command is checked before a handler uses it
+		 * (shm_cmd.h): messages by shm_xfer_handle_msg, on the
+		 * values it reads once (the path of every message pays for
+		 * one check, not two); the others here. */
 		switch (cmd->op) {
 		case SHM_OP_MSG:
 			ret = shm_xfer_handle_msg(ep, cmd);
 			break;
 		case SHM_OP_ACK:
 			shm_xfer_handle_ack(ep, cmd);
+			ret = 0;
 			break;
 		case SHM_OP_WRITE:
 		case SHM_OP_READ:
 		case SHM_OP_ATOMIC:
-			ret = shm_xfer_handle_rma(ep, cmd);
+			ret = shm_cmd_check(cmd, shm_cmd_payload(cmd),
+					    r->inline_max);
+			ret = ret ? ret : shm_xfer_handle_rma(ep, cmd);
 			break;
 		case SHM_OP_DATA:
-			shm_xfer_handle_data(ep, cmd);
+			ret = shm_cmd_check(cmd, shm_cmd_payload(cmd),
+					    r->inline_max);
+			if (!ret)
+				shm_xfer_handle_data(ep, cmd);
 			break;
 		case SHM_OP_SPLIT:
 			shm_xfer_split_help(ep, cmd);
+			ret = 0;
 			break;
 		default:
-			break;	/* NOP, or from a newer peer: skip */
+			ret = 0;	/* NOP, or from a newer peer: skip */
+			break;
+		}
+		if (PL_UNLIKELY(ret == -FI_EINVAL)) {
+			/* malformed (foreign bytes): free the slot */
+			shm_xfer_drop_warn(ep, cmd);
+			ret = 0;
 		}
 		if (ret == -FI_EAGAIN) {
 			/* no memory for the rx, or every split job busy:
@@ -369,11 +397,15 @@ static void shm_xfer_peer_dead(struct shm_xfer_peer *peer)
 
 bool shm_xfer_peer_check(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer)
 {
-	(void)ep;
 	if (peer->dead)
 		return true;
 	if (++peer->eagain % SHM_XFER_EAGAIN_CHECK)
 		return false;
+	/* A queue that stays full while its owner sleeps can only be one
+	 * whose words another process wrote (an honest owner does not
+	 * sleep with commands pending): wake it, its consumer repairs them
+	 * (shm_cmdq.c (6)). Signals only an owner that said it sleeps. */
+	shm_xfer_poke(ep, peer->region, &peer->wake);
 	if (shm_region_owner_alive(peer->region))
 		return false;
 	shm_xfer_peer_dead(peer);
@@ -492,6 +524,10 @@ void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
 		shm_xfer_rx_free(rx);
 	}
 	shm_xfer_split_reap(ep);
+	/* acknowledgements to senders that died: nobody will read them,
+	 * and they would keep the endpoint from sleeping */
+	if (ep->ack_len)
+		shm_xfer_ack_reap(ep);
 }
 
 /* ---- receiver side: our own peer table ---- */
@@ -499,29 +535,43 @@ void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
 struct shm_rpeer *shm_xfer_rpeer(struct shm_xfer_ep *ep, uint16_t idx,
 				 uint32_t gen)
 {
+	struct shm_rpeer *rp, *old;
 	struct shm_peer_ent *e;
-	struct shm_rpeer *rp;
 	uint32_t st;
 
-	if (idx >= ep->region->hdr->peer_count)
+	/* idx < our own count: the table was sized from it (a header's
+	 * count may say anything) */
+	if (idx >= ep->region->geo.peer_count)
 		return NULL;
-	rp = &ep->rpeers[idx];
-	if (rp->state == ((gen << 2) | SHM_PEER_LIVE))
-		return rp;
+	old = ep->rpeers[idx];
+	if (PL_LIKELY(old && old->state == ((gen << 2) | SHM_PEER_LIVE)))
+		return old;
 	e = &ep->region->peers[idx];
 	/* acquire: pairs with the release store of LIVE in
 	 * shm_xfer_peer_open: the name and pid are visible */
 	st = pl_load_acquire(&e->state);
 	if (st != ((gen << 2) | SHM_PEER_LIVE))
 		return NULL;	/* entry changed hands: a stale command */
-	shm_region_unmap(rp->region);
-	rp->region = NULL;
+	rp = calloc(1, sizeof(*rp));
+	if (!rp)
+		return NULL;
 	rp->pid = e->pid;
-	rp->cma_read_ok = false;
 	memcpy(rp->name, e->name, sizeof(rp->name));
 	rp->name[sizeof(rp->name) - 1] = '\0';
 	rp->state = st;
+	rp->refs = 1;		/* the table's */
+	ep->rpeers[idx] = rp;
+	/* what still refers to the previous generation keeps it */
+	shm_xfer_rpeer_put(old);
 	return rp;
+}
+
+void shm_xfer_rpeer_put(struct shm_rpeer *rp)
+{
+	if (!rp || --rp->refs)
+		return;
+	shm_region_unmap(rp->region);
+	free(rp);
 }
 
 int shm_xfer_rpeer_map(struct shm_xfer_ep *ep, struct shm_rpeer *rp)
@@ -556,7 +606,7 @@ static int shm_xfer_peer_claim(struct shm_xfer_ep *ep, struct shm_xfer_peer *p)
 
 	(void)pl_proc_start_time((pid_t)ep->pid, &start);
 	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < r->hdr->peer_count; i++) {
+		for (i = 0; i < r->geo.peer_count; i++) {
 			struct shm_peer_ent *e = &r->peers[i];
 
 			/* acquire: pairs with the release of LIVE or FREE,
@@ -613,7 +663,7 @@ int shm_xfer_peer_open(struct shm_xfer_ep *ep, const char *name,
 	ret = shm_wake_addr_of(&p->wake, p->region);
 	if (ret)
 		goto err_unmap;
-	p->cma = ep->cma && (p->region->hdr->flags & SHM_RF_CMA);
+	p->cma = ep->cma && (p->region->geo.flags & SHM_RF_CMA);
 	ret = shm_xfer_peer_claim(ep, p);
 	if (ret)
 		goto err_unmap;

@@ -15,15 +15,28 @@
 #include "shm_wake.h"
 #include "shm_xfer.h"
 
-/* The receiver's view of one entry of its own peer table: who sends
- * with src_idx, and (mapped on first need) that sender's region, where
- * acknowledgements go and SAR channels live. */
+/* The receiver's view of one entry of its own peer table in one
+ * generation: who sends with (src_idx, src_gen), and (mapped on first
+ * need) that sender's region, where acknowledgements go and SAR channels
+ * live. One record per generation, counted: when the entry changes hands
+ * (its sender left, or another process rewrote the entry: it is input)
+ * the table points at a new record, and every reception, reply and
+ * acknowledgement of the old one keeps the old record, its name and its
+ * mapped region until the last of them lets go (shm_xfer_rpeer_put). */
 struct shm_rpeer {
-	uint32_t		state;	/* cached LIVE|gen word, 0: unknown */
+	uint32_t		state;	/* the LIVE|gen word it was made for */
+	uint32_t		refs;	/* the table's, and each rx, queued
+					 * reply and queued ack's */
 	pid_t			pid;
 	struct shm_region	*region;	/* sender's, or NULL */
 	struct shm_wake_addr	wake;
 	bool			cma_read_ok;	/* a CMA read from it worked */
+	/* acknowledgements to it waiting in ep->acks: a new one goes
+	 * straight out only when none is waiting (its order is kept) */
+	uint32_t		acks_queued;
+	/* ep->ack_pass in which its queue was found full: the rest of
+	 * that flush skips it, and nobody else waits for it */
+	uint32_t		ack_blocked;
 	char			name[SHM_NAME_MAX];
 };
 
@@ -79,6 +92,9 @@ struct shm_tx {
 /* An acknowledgement that found the sender's queue full: retried. */
 struct shm_ack {
 	struct shm_rpeer	*rp;
+	uint32_t		rp_state;	/* rp->state when queued: an
+						 * entry that changed hands
+						 * since drops it */
 	uint64_t		xfer_id;
 	int32_t			status;
 	uint32_t		flags;	/* SHM_CF_RESEND or 0 */
@@ -98,7 +114,7 @@ struct shm_xfer_ep {
 	uint64_t		sar_threshold;
 	char			name[SHM_NAME_MAX];
 
-	struct shm_rpeer	*rpeers;	/* [region->hdr->peer_count] */
+	struct shm_rpeer	**rpeers;	/* [region->geo.peer_count] */
 
 	struct shm_tx		*tx;		/* [tx_count] */
 	uint32_t		tx_count;
@@ -115,8 +131,12 @@ struct shm_xfer_ep {
 						 * the SAR continuation */
 	uint64_t		next_cookie;
 
-	struct shm_ack		*acks;		/* ring of pending acks */
+	/* acknowledgements that found their sender's queue full, oldest
+	 * first; per sender in order, but a full sender holds back only
+	 * its own (shm_xfer_ack_flush, DESIGN.md section 7a) */
+	struct shm_ack		*acks;
 	uint32_t		ack_cap, ack_head, ack_len;
+	uint32_t		ack_pass;	/* flushes, never 0 */
 
 	/* split copies we own (shm_xfer_split.c), oldest first */
 	struct shm_xfer_rx	*split_rx;
@@ -133,6 +153,8 @@ struct shm_xfer_ep {
 	struct shm_xfer_rx	*rx_cache;
 	uint32_t		rx_cache_len;
 
+	uint64_t		drops;		/* commands dropped as
+						 * malformed or orphaned */
 	uint32_t		polls;		/* since the last peer check */
 	uint32_t		reap_pass;	/* shm_xfer_reap_dead calls, never 0
 						 * once counting (peer->alive_pass) */
@@ -166,12 +188,23 @@ struct shm_rd {
 /* The same bound for an owner that sleeps with such work: the liveness
  * timer of shm_wake.h, in milliseconds. */
 #define SHM_XFER_PEER_CHECK_MS	100
+/* Largest error code a peer's status word may carry (FI_E* codes and
+ * errno values are far below it). */
+#define SHM_XFER_STATUS_MAX	65536
 /* -FI_EAGAIN sends to one peer between two checks of its owner. */
 #define SHM_XFER_EAGAIN_CHECK	64
 
 /* shm_xfer_ep.c */
 struct shm_rpeer *shm_xfer_rpeer(struct shm_xfer_ep *ep, uint16_t idx,
 				 uint32_t gen);
+/* Take and drop a reference to rp (NULL: nothing); the last one unmaps
+ * its region and frees it. */
+static inline void shm_xfer_rpeer_get(struct shm_rpeer *rp)
+{
+	if (rp)
+		rp->refs++;
+}
+void shm_xfer_rpeer_put(struct shm_rpeer *rp);
 int shm_xfer_rpeer_map(struct shm_xfer_ep *ep, struct shm_rpeer *rp);
 void shm_xfer_poke(struct shm_xfer_ep *ep, struct shm_region *r,
 		   const struct shm_wake_addr *wake);
@@ -204,7 +237,14 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
  * the command queued, retry at the next poll). */
 int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
 void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
+/* A command dropped as malformed or orphaned: counted, and a warning
+ * naming the endpoint and the peer entry, one per
+ * SHM_XFER_DROP_WARN_EVERY. */
+void shm_xfer_drop_warn(struct shm_xfer_ep *ep, const struct shm_cmd *cmd);
+#define SHM_XFER_DROP_WARN_EVERY	1024
 int shm_xfer_ack_flush(struct shm_xfer_ep *ep);
+/* Drop the queued acknowledgements whose sender is dead (reap). */
+void shm_xfer_ack_reap(struct shm_xfer_ep *ep);
 /* Queue a control command (op ACK or SPLIT; tag, and a's flags, status,
  * cookie in cq_data and xfer_id) to rp's region, then poke its owner.
  * 0, or the claim's error (-FI_EAGAIN: its queue is full). */
@@ -235,6 +275,8 @@ bool shm_xfer_sar_ready(struct shm_xfer_ep *ep);
 void shm_xfer_sar_rx_finish(struct shm_xfer_rx *rx, int status);
 
 /* shm_xfer_split.c */
+/* Polls of 100 us a closing endpoint waits for a helper's chunk (2 s). */
+#define SHM_SPLIT_CLOSE_WAIT	20000
 /* A CMA reception of len bytes (into local[lcnt], trimmed to len) that
  * both sides may copy: 1 when it started (the rx is then completed by
  * ops->rx_done), 0 when the caller copies it alone as before. */

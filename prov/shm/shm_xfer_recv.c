@@ -11,6 +11,7 @@
 #include <rdma/fi_errno.h>
 
 #include "shm_cma.h"
+#include "shm_cmd.h"
 #include "shm_params.h"
 #include "shm_xfer_int.h"
 
@@ -18,6 +19,8 @@ void shm_xfer_rx_free(struct shm_xfer_rx *rx)
 {
 	struct shm_xfer_ep *ep = rx->ep;
 
+	shm_xfer_rpeer_put(rx->rpeer);
+	rx->rpeer = NULL;
 	if (rx->cached && ep->rx_cache_len < SHM_XFER_RX_CACHE_MAX) {
 		rx->next = ep->rx_cache;
 		ep->rx_cache = rx;
@@ -45,7 +48,7 @@ static bool shm_xfer_sar_valid(const struct shm_xfer_rx *rx)
 {
 	const struct shm_region *sr = ((struct shm_rpeer *)rx->rpeer)->region;
 
-	if (rx->u.sar.chan >= sr->hdr->sar_chan_count || !sr->hdr->sar_buf_size)
+	if (rx->u.sar.chan >= sr->geo.sar_chan_count || !sr->geo.sar_buf_size)
 		return false;
 	/* relaxed: the sender stored gen before committing the command we
 	 * acquired (shm_cmdq.c R1/R2 order it) */
@@ -64,7 +67,7 @@ static void shm_xfer_handle_cont(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		if (rx->xfer_id_cont == cmd->tag)
 			break;
 	if (!rx || cmd->proto != SHM_PROTO_SAR || cmd->size != rx->size) {
-		SHM_WARN(FI_LOG_EP_DATA, "shm: unknown continuation\n");
+		shm_xfer_drop_warn(ep, cmd);	/* unknown continuation */
 		return;
 	}
 	*pp = rx->next;
@@ -76,8 +79,8 @@ static void shm_xfer_handle_cont(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		shm_xfer_rx_free(rx);
 		return;
 	}
-	rx->nchunks = (rx->size + rp->region->hdr->sar_buf_size - 1) /
-		      rp->region->hdr->sar_buf_size;
+	rx->nchunks = (rx->size + rp->region->geo.sar_buf_size - 1) /
+		      rp->region->geo.sar_buf_size;
 	rx->next = ep->sar_rx;
 	ep->sar_rx = rx;
 }
@@ -112,6 +115,7 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
 	rx->ep = ep;
 	rx->next = NULL;
 	rx->rpeer = rp;
+	shm_xfer_rpeer_get(rp);
 	rx->proto = cmd->proto;
 	rx->cmd_flags = cmd->flags;
 	rx->xfer_id = cmd->xfer_id;
@@ -130,11 +134,11 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
  * the message, 0 when no posted receive took it. */
 static int shm_xfer_offer_inline(struct shm_xfer_ep *ep,
 				 const struct shm_cmd *cmd,
-				 const struct shm_rpeer *rp)
+				 const struct shm_rpeer *rp, uint64_t size)
 {
 	struct shm_xfer_inline in;
 
-	in.size = cmd->size;
+	in.size = size;
 	in.tag = cmd->tag;
 	in.cq_data = cmd->cq_data;
 	in.flags = ((cmd->flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
@@ -150,30 +154,33 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	size_t extra = 0;
 	struct shm_xfer_rx *rx;
 	bool unmatched = false;
+	/* read once, then checked (shm_cmd_check_msg): what we allocate,
+	 * copy and later deliver follows from these values, whatever the
+	 * slot says by then */
+	uint64_t size = shm_cmd_once_u64(&cmd->size);
+	uint32_t flags = shm_cmd_once_u32(&cmd->flags);
+	uint8_t proto = shm_cmd_once_u8(&cmd->proto),
+		op = shm_cmd_once_u8(&cmd->op);
 
-	if (cmd->flags & SHM_CF_CONT) {
+	if (flags & SHM_CF_CONT) {
 		shm_xfer_handle_cont(ep, cmd);
 		return 0;
 	}
+	if (shm_cmd_check_msg(op, proto, flags, size, ep->region->inline_max))
+		goto drop;
 	rp = shm_xfer_rpeer(ep, cmd->src_idx, cmd->src_gen);
 
-	switch (cmd->proto) {
+	switch (proto) {
 	case SHM_PROTO_INLINE:
-		if (cmd->size > ep->region->hdr->inline_max)
-			goto drop;
-		if ((cmd->flags & SHM_CF_IN_HDR) &&
-		    (cmd->size > SHM_CMD_HDR_PAYLOAD_MAX ||
-		     cmd->op != SHM_OP_MSG))
-			goto drop;
-		extra = (size_t)cmd->size;
+		extra = (size_t)size;
 		/* without a known sender we can place it, not ack it */
-		if ((cmd->flags & SHM_CF_ACK) && !rp)
+		if ((flags & SHM_CF_ACK) && !rp)
 			goto drop;
 		/* placed straight from the slot when a receive is posted;
 		 * the slot stays ours until the release */
-		if (cmd->op == SHM_OP_MSG && !(cmd->flags & SHM_CF_ACK) &&
+		if (op == SHM_OP_MSG && !(flags & SHM_CF_ACK) &&
 		    ep->ops->rx_inline) {
-			if (shm_xfer_offer_inline(ep, cmd, rp)) {
+			if (shm_xfer_offer_inline(ep, cmd, rp, size)) {
 				ep->stats.rx_msgs++;
 				shm_cmdq_release(ep->region, cmd);
 				return 1;
@@ -187,12 +194,9 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 			goto drop;
 		/* every split job busy: wait for one rather than copy alone
 		 * (the jobs move at every poll) */
-		if (cmd->proto == SHM_PROTO_CMA && shm_xfer_split_full(ep, cmd->size))
+		if (proto == SHM_PROTO_CMA && shm_xfer_split_full(ep, size))
 			return -FI_EAGAIN;
-		if (cmd->proto == SHM_PROTO_CMA &&
-		    ((struct shm_cmd_cma *)shm_cmd_payload(cmd))->iov_cnt >
-		    SHM_CMA_IOV_MAX)
-			goto drop;
+		/* iov_cnt: checked on our copy below */
 		break;
 	default:
 		goto drop;
@@ -200,17 +204,26 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	rx = shm_xfer_rx_new(ep, cmd, rp, extra);
 	if (!rx)
 		return -FI_EAGAIN;
-	rx->flags = ((cmd->flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
-		    ((cmd->flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0) |
+	rx->size = size;
+	rx->proto = proto;
+	rx->cmd_flags = flags;
+	rx->flags = ((flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
+		    ((flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0) |
 		    (unmatched ? SHM_XF_UNMATCHED : 0);
-	if (cmd->proto == SHM_PROTO_INLINE)
-		memcpy(rx->data, shm_cmd_inline_data(cmd), extra);
-	else if (cmd->proto == SHM_PROTO_SAR)
+	if (proto == SHM_PROTO_INLINE)
+		memcpy(rx->data, (flags & SHM_CF_IN_HDR) ? (void *)&cmd->key :
+		       shm_cmd_payload(cmd), extra);
+	else if (proto == SHM_PROTO_SAR)
 		memcpy(&rx->u.sar, shm_cmd_payload(cmd), sizeof(rx->u.sar));
 	else
 		memcpy(&rx->u.cma, shm_cmd_payload(cmd), sizeof(rx->u.cma));
+	/* the private copy is what we index with: check it, not the slot */
+	if (proto == SHM_PROTO_CMA && rx->u.cma.iov_cnt > SHM_CMA_IOV_MAX) {
+		shm_xfer_rx_free(rx);
+		goto drop;
+	}
 	ep->stats.rx_msgs++;
-	if (cmd->op == SHM_OP_WRITE) {
+	if (op == SHM_OP_WRITE) {
 		/* to registered memory, not matched (shm_xfer_rma.c) */
 		rx->flags |= SHM_XF_RMA_WRITE;
 		rx->key = cmd->key;
@@ -226,10 +239,21 @@ int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	return 1;
 
 drop:
-	SHM_WARN(FI_LOG_EP_DATA, "shm: dropped a malformed or orphaned "
-		 "command (proto %u, size %llu, peer %u)\n", cmd->proto,
-		 (unsigned long long)cmd->size, cmd->src_idx);
+	shm_xfer_drop_warn(ep, cmd);
 	return 0;
+}
+
+void shm_xfer_drop_warn(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
+{
+	/* One line per SHM_XFER_DROP_WARN_EVERY drops: a process that
+	 * floods our queue with garbage must not flood the log too. */
+	if (ep->drops++ % SHM_XFER_DROP_WARN_EVERY)
+		return;
+	SHM_WARN(FI_LOG_EP_DATA, "shm: %s: dropped a malformed or orphaned "
+		 "command (op %u, proto %u, size %llu, peer entry %u; %llu "
+		 "dropped so far)\n", ep->name, cmd->op, cmd->proto,
+		 (unsigned long long)cmd->size, cmd->src_idx,
+		 (unsigned long long)ep->drops);
 }
 
 static int shm_xfer_ack_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
@@ -249,7 +273,7 @@ void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 		struct shm_cmd_sar *sar = shm_cmd_payload(cmd);
 
 		/* relaxed gen: ordered by the command's commit (R1/R2) */
-		if (sar->chan < rp->region->hdr->sar_chan_count &&
+		if (sar->chan < rp->region->geo.sar_chan_count &&
 		    pl_load_relaxed(&rp->region->sar[sar->chan].gen) ==
 		    sar->chan_gen) {
 			/* R3 of shm_xfer_sar.c: we never read it */
@@ -258,7 +282,8 @@ void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 			shm_xfer_poke(ep, rp->region, &rp->wake);
 		}
 	} else if (cmd->flags & SHM_CF_ACK) {
-		struct shm_ack a = { rp, cmd->xfer_id, -FI_ECONNRESET, 0, 0 };
+		struct shm_ack a = { rp, rp->state, cmd->xfer_id,
+				     -FI_ECONNRESET, 0, 0 };
 
 		/* best effort: a full queue at a closing time loses it */
 		(void)shm_xfer_ack_send(ep, rp, &a);
@@ -303,11 +328,14 @@ void shm_xfer_ack(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
 		  uint64_t xfer_id, int status, uint32_t flags,
 		  uint64_t cookie)
 {
-	struct shm_ack one = { rp, xfer_id, status, flags, cookie }, *a;
+	struct shm_ack one = { rp, rp ? rp->state : 0, xfer_id, status, flags,
+			       cookie }, *a;
 
-	if (shm_xfer_rpeer_map(ep, rp))
-		return;		/* sender gone: nobody to tell */
-	if (!ep->ack_len && !shm_xfer_ack_send(ep, rp, &one))
+	if (!rp || shm_xfer_rpeer_map(ep, rp))
+		return;		/* unknown or gone: nobody to tell */
+	/* straight out unless acks to this sender wait already (they go
+	 * first); acks waiting for other senders do not hold it back */
+	if (!rp->acks_queued && !shm_xfer_ack_send(ep, rp, &one))
 		return;
 	if (ep->ack_len == ep->ack_cap) {
 		uint32_t cap = ep->ack_cap * 2, i;
@@ -327,24 +355,72 @@ void shm_xfer_ack(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
 	a = &ep->acks[(ep->ack_head + ep->ack_len) % ep->ack_cap];
 	*a = one;
 	ep->ack_len++;
+	rp->acks_queued++;
+	shm_xfer_rpeer_get(rp);	/* until sent or dropped */
 }
 
+/* Is queued ack a still for the sender it was queued for? The entry of
+ * a sender that left may have been taken by another (shm_xfer_rpeer
+ * then unmapped the old region). */
+static bool shm_xfer_ack_current(const struct shm_ack *a)
+{
+	return a->rp->state == a->rp_state && a->rp->region;
+}
+
+/*
+ * Send what the queue holds, oldest first, skipping the senders whose
+ * queue is full: one full sender (stopped, dead, slow) must not hold
+ * back the acknowledgements of all the others (DESIGN.md section 7a).
+ * One attempt per full sender per flush (its ack_blocked stamp), so a
+ * long queue for a stalled sender costs a scan, not a claim each. The
+ * ring is compacted in place: kept entries move towards the head, in
+ * order.
+ */
 int shm_xfer_ack_flush(struct shm_xfer_ep *ep)
 {
+	uint32_t i, kept = 0, len = ep->ack_len, cap = ep->ack_cap;
 	int n = 0, ret;
 
-	while (ep->ack_len) {
-		struct shm_ack *a = &ep->acks[ep->ack_head];
+	if (!++ep->ack_pass)
+		ep->ack_pass = 1;
+	for (i = 0; i < len; i++) {
+		struct shm_ack a = ep->acks[(ep->ack_head + i) % cap];
+		struct shm_rpeer *rp = a.rp;
 
-		ret = shm_xfer_ack_send(ep, a->rp, a);
-		if (ret == -FI_EAGAIN)
-			break;
-		/* sent, or the sender is gone: either way done with it */
-		ep->ack_head = (ep->ack_head + 1) % ep->ack_cap;
-		ep->ack_len--;
-		n++;
+		if (rp->ack_blocked != ep->ack_pass) {
+			ret = shm_xfer_ack_current(&a) ?
+			      shm_xfer_ack_send(ep, rp, &a) : -FI_ECONNRESET;
+			if (ret != -FI_EAGAIN) {
+				/* sent, or the sender is gone: done */
+				rp->acks_queued--;
+				shm_xfer_rpeer_put(rp);
+				n++;
+				continue;
+			}
+			rp->ack_blocked = ep->ack_pass;
+		}
+		ep->acks[(ep->ack_head + kept++) % cap] = a;
 	}
+	ep->ack_len = kept;
 	return n;
+}
+
+void shm_xfer_ack_reap(struct shm_xfer_ep *ep)
+{
+	uint32_t i, kept = 0, len = ep->ack_len, cap = ep->ack_cap;
+
+	for (i = 0; i < len; i++) {
+		struct shm_ack a = ep->acks[(ep->ack_head + i) % cap];
+
+		if (!shm_xfer_ack_current(&a) ||
+		    !shm_region_owner_alive(a.rp->region)) {
+			a.rp->acks_queued--;
+			shm_xfer_rpeer_put(a.rp);
+			continue;
+		}
+		ep->acks[(ep->ack_head + kept++) % cap] = a;
+	}
+	ep->ack_len = kept;
 }
 
 void shm_xfer_cma_refused(struct shm_xfer_rx *rx)
@@ -438,8 +514,8 @@ int shm_xfer_rx_deliver(struct shm_xfer_rx *rx, const struct iovec *iov,
 		rx->iov_count = iov_count;
 		rx->cap = cap;
 		rx->nchunks = (rx->size + ((struct shm_rpeer *)rx->rpeer)->
-			       region->hdr->sar_buf_size - 1) /
-			      ((struct shm_rpeer *)rx->rpeer)->region->hdr->
+			       region->geo.sar_buf_size - 1) /
+			      ((struct shm_rpeer *)rx->rpeer)->region->geo.
 			      sar_buf_size;
 		rx->next = ep->sar_rx;
 		ep->sar_rx = rx;

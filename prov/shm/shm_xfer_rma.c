@@ -32,6 +32,7 @@
 
 #include "shm_cma.h"
 #include "shm_params.h"
+#include "shm_cmd.h"
 #include "shm_xfer_int.h"
 
 /* Full-queue retries of a reply between two liveness checks of its
@@ -82,7 +83,7 @@ int shm_xfer_read(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 
 	if (msg->iov_count > SHM_XFER_IOV_MAX || (msg->iov_count && !msg->iov))
 		return -FI_EINVAL;
-	if (sizeof(*cma) > peer->region->hdr->inline_max)
+	if (sizeof(*cma) > peer->region->inline_max)
 		return -FI_EMSGSIZE;
 	size = pl_iov_total(msg->iov, msg->iov_count);
 	tx = shm_xfer_tx_get(ep);
@@ -122,7 +123,7 @@ int shm_xfer_atomic(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	if (msg->iov_count > SHM_XFER_IOV_MAX || (msg->iov_count && !msg->iov) ||
 	    !req)
 		return -FI_EINVAL;
-	if (req_len > peer->region->hdr->inline_max)
+	if (req_len > peer->region->inline_max)
 		return -FI_EMSGSIZE;
 	tx = shm_xfer_tx_get(ep);
 	if (!tx)
@@ -146,19 +147,22 @@ int shm_xfer_atomic(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
  * request it names, so a stale or corrupt command writes nothing. */
 void shm_xfer_handle_data(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 {
-	uint32_t idx = (uint32_t)cmd->xfer_id;
-	uint32_t gen = (uint32_t)(cmd->xfer_id >> 32);
+	uint64_t id = shm_cmd_once_u64(&cmd->xfer_id),
+		 size = shm_cmd_once_u64(&cmd->size),
+		 off = shm_cmd_once_u64(&cmd->cq_data);
+	uint32_t idx = (uint32_t)id;
+	uint32_t gen = (uint32_t)(id >> 32);
 	struct shm_tx *tx;
 
 	if (idx >= ep->tx_count)
 		return;
 	tx = &ep->tx[idx];
 	if (tx->gen != gen || tx->state != SHM_TX_ACK ||
-	    cmd->size > ep->region->hdr->inline_max ||
-	    cmd->cq_data > tx->size || cmd->size > tx->size - cmd->cq_data)
+	    size > ep->region->inline_max ||
+	    off > tx->size || size > tx->size - off)
 		return;
-	pl_iov_from_buf(tx->iov, tx->iov_count, cmd->cq_data,
-		       shm_cmd_payload(cmd), cmd->size);
+	pl_iov_from_buf(tx->iov, tx->iov_count, off, shm_cmd_payload(cmd),
+		       size);
 }
 
 void shm_xfer_rma_dispatch(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx)
@@ -173,40 +177,47 @@ void shm_xfer_rma_dispatch(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx)
 
 int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 {
+	/* read once: what we allocate and copy follows from this value,
+	 * whatever the slot says later */
+	uint8_t op = shm_cmd_once_u8(&cmd->op);
 	struct shm_xfer_rx *rx;
 	struct shm_rpeer *rp;
 	size_t extra = 0;
 
-	if (cmd->op == SHM_OP_WRITE)
+	if (op == SHM_OP_WRITE)
 		return shm_xfer_handle_msg(ep, cmd);
 	rp = shm_xfer_rpeer(ep, cmd->src_idx, cmd->src_gen);
-	if (!rp || cmd->proto != SHM_PROTO_INLINE)
-		goto drop;	/* nobody to answer, or malformed */
-	if (cmd->op == SHM_OP_READ) {
-		if (((struct shm_cmd_cma *)shm_cmd_payload(cmd))->iov_cnt >
-		    SHM_CMA_IOV_MAX)
+	if (!rp)
+		goto drop;	/* nobody to answer */
+	/* proto INLINE: shm_cmd_check; the size read once and bounded
+	 * again, the iovec count checked on our copy below */
+	if (op != SHM_OP_READ) {
+		extra = (size_t)shm_cmd_once_u64(&cmd->size);
+		if (extra > ep->region->inline_max)
 			goto drop;
-	} else {
-		if (cmd->size > ep->region->hdr->inline_max)
-			goto drop;
-		extra = (size_t)cmd->size;
 	}
 	rx = shm_xfer_rx_new(ep, cmd, rp, extra);	/* proto INLINE */
 	if (!rx)
 		return -FI_EAGAIN;
+	rx->proto = SHM_PROTO_INLINE;
+	if (op != SHM_OP_READ)
+		rx->size = extra;
 	rx->key = cmd->key;
-	rx->flags = cmd->op == SHM_OP_READ ? SHM_XF_RMA_READ : SHM_XF_ATOMIC;
-	if (cmd->op == SHM_OP_READ)
+	rx->flags = op == SHM_OP_READ ? SHM_XF_RMA_READ : SHM_XF_ATOMIC;
+	if (op == SHM_OP_READ)
 		memcpy(&rx->u.cma, shm_cmd_payload(cmd), sizeof(rx->u.cma));
 	else
 		memcpy(rx->data, shm_cmd_payload(cmd), extra);
+	if (op == SHM_OP_READ && rx->u.cma.iov_cnt > SHM_CMA_IOV_MAX) {
+		shm_xfer_rx_free(rx);
+		goto drop;
+	}
 	ep->stats.rx_msgs++;
 	shm_xfer_rma_dispatch(ep, rx);
 	return 0;
 
 drop:
-	SHM_WARN(FI_LOG_EP_DATA, "shm: dropped a malformed or orphaned RMA "
-		 "command (op %u, peer %u)\n", cmd->op, cmd->src_idx);
+	shm_xfer_drop_warn(ep, cmd);
 	return 0;
 }
 
@@ -216,7 +227,7 @@ drop:
 static int shm_xfer_rd_send(struct shm_xfer_ep *ep, struct shm_rd *rd)
 {
 	struct shm_region *r = rd->rp->region;
-	uint64_t chunk = r->hdr->inline_max, n;
+	uint64_t chunk = r->inline_max, n;
 	struct shm_cmd *cmd;
 	bool pushed = false;
 	int ret = 0;
@@ -255,6 +266,7 @@ static int shm_xfer_rd_send(struct shm_xfer_ep *ep, struct shm_rd *rd)
 
 static void shm_xfer_rd_queue(struct shm_xfer_ep *ep, struct shm_rd *rd)
 {
+	shm_xfer_rpeer_get(rd->rp);	/* the rx's goes when it is freed */
 	rd->next = NULL;
 	if (!ep->rd)
 		ep->rd_tail = &ep->rd;
@@ -280,6 +292,7 @@ int shm_xfer_rd_progress(struct shm_xfer_ep *ep, unsigned budget)
 		*pp = rd->next;
 		if (!*pp)
 			ep->rd_tail = pp;
+		shm_xfer_rpeer_put(rd->rp);
 		free(rd);
 		n++;
 	}
@@ -294,6 +307,7 @@ void shm_xfer_rd_free_all(struct shm_xfer_ep *ep)
 		ep->rd = rd->next;
 		/* best effort: the initiator learns the reply is cut short */
 		shm_xfer_ack(ep, rd->rp, rd->xfer_id, -FI_ECONNRESET, 0, 0);
+		shm_xfer_rpeer_put(rd->rp);
 		free(rd);
 	}
 	ep->rd_tail = &ep->rd;
@@ -347,8 +361,8 @@ void shm_xfer_rx_reply(struct shm_xfer_rx *rx, const void *src, uint64_t len,
 		goto out;
 	}
 	if ((rx->flags & SHM_XF_RMA_READ) && ep->cma &&
-	    (rp->region->hdr->flags & SHM_RF_CMA) &&
-	    len > rp->region->hdr->inline_max &&
+	    (rp->region->geo.flags & SHM_RF_CMA) &&
+	    len > rp->region->inline_max &&
 	    !shm_xfer_reply_cma(rx, src, len))
 		goto out;
 	rd = malloc(sizeof(*rd) + (copy ? len : 0));
@@ -390,7 +404,7 @@ void shm_xfer_rx_fail(struct shm_xfer_rx *rx, int status)
 		sr = rp->region;
 		/* relaxed gen: ordered by the command's commit (R1/R2 of
 		 * shm_xfer_sar.c); an unknown channel is not ours to touch */
-		if (rx->u.sar.chan < sr->hdr->sar_chan_count &&
+		if (rx->u.sar.chan < sr->geo.sar_chan_count &&
 		    pl_load_relaxed(&sr->sar[rx->u.sar.chan].gen) ==
 		    rx->u.sar.chan_gen) {
 			/* R3, release: pairs with S3; we never read it */

@@ -31,7 +31,7 @@ static unsigned shm_xfer_sar_fill(struct shm_xfer_ep *ep, struct shm_tx *tx)
 {
 	struct shm_region *r = ep->region;
 	struct shm_sar_chan *chan = &r->sar[tx->chan];
-	uint64_t bs = r->hdr->sar_buf_size, len;
+	uint64_t bs = r->geo.sar_buf_size, len;
 	unsigned n = 0;
 	uint32_t b;
 
@@ -59,7 +59,7 @@ static unsigned shm_xfer_sar_fill(struct shm_xfer_ep *ep, struct shm_tx *tx)
 int shm_xfer_sar_start(struct shm_xfer_ep *ep, struct shm_tx *tx)
 {
 	struct shm_region *r = ep->region;
-	uint64_t bs = r->hdr->sar_buf_size;
+	uint64_t bs = r->geo.sar_buf_size;
 	struct shm_xfer_peer *peer = tx->peer;
 	struct shm_cmd_sar *sar;
 	struct shm_sar_chan *chan;
@@ -141,7 +141,11 @@ int shm_xfer_sar_tx_progress(struct shm_xfer_ep *ep, unsigned budget)
 			ep->chan_busy[tx->chan] = false;
 			ep->chan_free++;
 			shm_xfer_tx_put(ep, tx);
-			ep->ops->tx_done(ep, context, -(int)(done - 1));
+			/* the receiver's word: 1 + a positive code, anything
+			 * larger is an error of its own */
+			ep->ops->tx_done(ep, context, done - 1 <=
+					 SHM_XFER_STATUS_MAX ?
+					 -(int)(done - 1) : -FI_EIO);
 			n++;
 			continue;
 		}
@@ -186,7 +190,7 @@ static unsigned shm_xfer_sar_drain(struct shm_xfer_rx *rx)
 	struct shm_rpeer *rp = rx->rpeer;
 	struct shm_region *sr = rp->region;
 	struct shm_sar_chan *chan = shm_xfer_rx_chan(rx);
-	uint64_t bs = sr->hdr->sar_buf_size, off, len, w;
+	uint64_t bs = sr->geo.sar_buf_size, off, len, w;
 	unsigned n = 0;
 	uint32_t b;
 

@@ -37,7 +37,7 @@ uint64_t shm_xfer_tx_id(const struct shm_xfer_ep *ep, const struct shm_tx *tx)
 enum shm_proto shm_xfer_proto(const struct shm_xfer_ep *ep,
 			      const struct shm_xfer_peer *peer, uint64_t size)
 {
-	if (size <= peer->region->hdr->inline_max)
+	if (size <= peer->region->inline_max)
 		return SHM_PROTO_INLINE;
 	if (peer->cma && size > ep->sar_threshold)
 		return SHM_PROTO_CMA;
@@ -253,6 +253,7 @@ void shm_xfer_handle_ack(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
 	uint32_t idx = (uint32_t)cmd->xfer_id, gen = (uint32_t)(cmd->xfer_id >> 32);
 	struct shm_tx *tx;
 	void *context;
+	int status;
 
 	ep->stats.acks_rx++;
 	if (idx >= ep->tx_count)
@@ -283,7 +284,13 @@ void shm_xfer_handle_ack(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
 	}
 	context = tx->context;
 	shm_xfer_tx_put(ep, tx);
-	ep->ops->tx_done(ep, context, cmd->status);
+	/* the status is the receiver's word: 0 or a negative FI_E* code,
+	 * anything else (which a negation would overflow) is an error of
+	 * its own */
+	status = cmd->status;
+	if (status > 0 || status < -SHM_XFER_STATUS_MAX)
+		status = -FI_EIO;
+	ep->ops->tx_done(ep, context, status);
 }
 
 int shm_xfer_resend_progress(struct shm_xfer_ep *ep)

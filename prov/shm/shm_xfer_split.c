@@ -66,6 +66,7 @@
 #include <rdma/fi_errno.h>
 
 #include "shm_cma.h"
+#include "shm_cmd.h"
 #include "shm_xfer_int.h"
 
 #define SHM_SPLIT_CHUNK_MIN	(32u * 1024)
@@ -156,7 +157,7 @@ static uint32_t shm_split_free_job(const struct shm_xfer_ep *ep)
 {
 	uint32_t j;
 
-	for (j = 0; j < ep->region->hdr->split_count &&
+	for (j = 0; j < ep->region->geo.split_count &&
 		    (ep->split_busy & (1u << j)); j++)
 		;
 	return j;
@@ -183,7 +184,7 @@ int shm_xfer_split_start(struct shm_xfer_rx *rx, const struct iovec *local,
 	if (n < 2)
 		return 0;
 	j = shm_split_free_job(ep);
-	if (j == ep->region->hdr->split_count || shm_xfer_rpeer_map(ep, rp))
+	if (j == ep->region->geo.split_count || shm_xfer_rpeer_map(ep, rp))
 		return 0;
 
 	for (i = 0; i < lcnt; i++)
@@ -229,7 +230,7 @@ int shm_xfer_split_start(struct shm_xfer_rx *rx, const struct iovec *local,
 
 bool shm_xfer_split_full(const struct shm_xfer_ep *ep, uint64_t size)
 {
-	uint32_t jobs = ep->region->hdr->split_count;
+	uint32_t jobs = ep->region->geo.split_count;
 
 	return ep->split_min && size >= ep->split_min && ep->cma && jobs &&
 	       shm_split_free_job(ep) == jobs;
@@ -337,9 +338,11 @@ void shm_xfer_split_help(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
 	if (tx->gen != tgen || tx->state != SHM_TX_ACK || !tx->cma)
 		return;
 	reg = tx->peer->region;
-	if (cmd->tag >= reg->hdr->split_count)
+	/* read once: the index checked is the index used */
+	w = shm_cmd_once_u64(&cmd->tag);
+	if (w >= reg->geo.split_count)
 		return;
-	job = &reg->split[cmd->tag];
+	job = &reg->split[w];
 	/* H1, acquire: pairs with P1 (the job's fields) */
 	w = pl_load_acquire(&job->claim);
 	if (shm_split_gen(w) != gen)
@@ -366,7 +369,7 @@ void shm_xfer_split_help(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
 		clen = len - off < chunk ? len - off : chunk;
 		lc = pl_iov_slice(tx->iov, tx->iov_count, off, clen, l);
 		rc = pl_iov_slice(dst, (size_t)cnt, off, clen, r);
-		got = shm_cma_write(reg->hdr->owner_pid, l, lc, r, rc);
+		got = shm_cma_write(reg->geo.owner_pid, l, lc, r, rc);
 		if (got < 0)
 			/* H2, release: before H3, read after O1 */
 			pl_store_release(&job->help_err, (uint32_t)-got);
@@ -413,9 +416,14 @@ void shm_xfer_split_abandon(struct shm_xfer_ep *ep)
 		/* The helper may be writing a chunk into the buffer that the
 		 * application frees once we are closed: wait for it. Each
 		 * chunk is one bounded system call; a dead helper writes
-		 * nothing more. */
-		while (!shm_split_settled(rx, job) &&
-		       shm_xfer_rx_sender_alive(rx))
+		 * nothing more. The count it publishes lives in our region,
+		 * where any process can write it: a count that never
+		 * settles must not keep us here, so the wait is bounded
+		 * (SHM_SPLIT_CLOSE_WAIT polls of 100 us, far beyond one
+		 * chunk's copy by a helper that runs). */
+		for (unsigned w = 0; w < SHM_SPLIT_CLOSE_WAIT &&
+		     !shm_split_settled(rx, job) &&
+		     shm_xfer_rx_sender_alive(rx); w++)
 			usleep(100);
 		ep->split_busy &= ~(1u << rx->split_job);
 		shm_xfer_ack(ep, rx->rpeer, rx->xfer_id, -FI_ECONNRESET, 0, 0);

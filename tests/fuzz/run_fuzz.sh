@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# Build the tcp wire-parser fuzz targets with clang's libFuzzer (plus
+# Build the fuzz targets of the parsers of foreign bytes (tcp wire
+# headers, shm region headers and commands) with clang's libFuzzer (plus
 # ASan and UBSan) and run each for SECONDS (default 60), starting from the
 # committed seed corpus. New inputs go to a scratch corpus, never into
 # the committed one; a crash leaves its input under OUT/artifacts/ and
@@ -13,14 +14,15 @@
 # Replay a crash (or the corpus) without libFuzzer: build/tests/fuzz/
 # fuzz_replay_<target> FILE_OR_DIR... (meson test fuzz_<target>_replay
 # replays the seeds). Targets: tcp_hdr (tcp_proto_check_hdr), tcp_cm
-# (tcp_proto_check_cm).
+# (tcp_proto_check_cm), shm_hdr (shm_layout_check), shm_cmd
+# (shm_cmd_check). TARGETS="shm_hdr shm_cmd" runs a subset.
 set -euo pipefail
 
 secs=${1:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${2:-$(mktemp -d /tmp/propel-fuzz.XXXXXX)}
 cc=${CLANG:-clang}
-targets=(tcp_hdr tcp_cm)
+read -r -a targets <<< "${TARGETS:-tcp_hdr tcp_cm shm_hdr shm_cmd}"
 mkdir -p "$out/artifacts"
 
 if ! command -v "$cc" >/dev/null; then
@@ -35,11 +37,15 @@ fi
 
 status=0
 for t in "${targets[@]}"; do
+	case $t in
+	tcp_*)	extra=(-I "$src/prov/tcp" "$src/prov/tcp/tcp_proto.c") ;;
+	shm_*)	extra=(-I "$src/base/include" -I "$src/prov/shm"
+		       "$src/prov/shm/shm_layout.c") ;;
+	esac
 	"$cc" -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -D_GNU_SOURCE \
-		-I "$src/include" -I "$src/prov/tcp" \
-		"$src/tests/fuzz/fuzz_$t.c" "$src/prov/tcp/tcp_proto.c" \
-		-o "$out/fuzz_$t"
+		-I "$src/include" "${extra[@]}" \
+		"$src/tests/fuzz/fuzz_$t.c" -o "$out/fuzz_$t"
 	mkdir -p "$out/corpus/$t"
 	echo "== fuzz_$t: $secs s"
 	if ! "$out/fuzz_$t" -max_total_time="$secs" -error_exitcode=1 \

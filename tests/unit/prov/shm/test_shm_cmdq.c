@@ -275,6 +275,88 @@ static void test_dead_claimer_skipped(void **state)
 	shm_region_close(r);
 }
 
+/* Peek until a command comes (skipping what peek_slow repairs), at
+ * most `polls` times; NULL if none came. */
+static struct shm_cmd *peek_within(struct shm_region *r, unsigned polls)
+{
+	struct shm_cmd *cmd = NULL;
+
+	while (polls-- && !(cmd = shm_cmdq_peek(r)))
+		;
+	return cmd;
+}
+
+/* One command through the queue: claimed, committed, read back. */
+static void one_through(struct shm_region *r, uint64_t tag)
+{
+	struct shm_cmd *cmd;
+	unsigned tries = 0;
+	int ret;
+
+	/* the producer may need the consumer's repair first (a foreign
+	 * word in the window is the consumer's to fix): peek between */
+	while ((ret = shm_cmdq_claim(r, (uint32_t)getpid(), &cmd)) ==
+	       -FI_EAGAIN) {
+		assert_true(tries++ < 64);
+		assert_null(peek_within(r, 2 * SHM_CMDQ_STALL_CHECK));
+	}
+	assert_int_equal(ret, 0);
+	cmd->op = SHM_OP_NOP;
+	cmd->tag = tag;
+	shm_cmdq_commit(r, cmd);
+	cmd = peek_within(r, 64 * SHM_CMDQ_STALL_CHECK);
+	assert_non_null(cmd);
+	assert_int_equal(cmd->tag, tag);
+	shm_cmdq_release(r, cmd);
+}
+
+/* Words another process wrote (shm_cmdq.c (6)) never stop the queue: a
+ * claim far ahead at the head, a READY word in the claim table, a hint
+ * far ahead or far behind, a head word moved back; the consumer repairs
+ * and skips, the producer resets the hint, and the next command goes
+ * through each time. */
+static void test_foreign_words(void **state)
+{
+	char name[SHM_REGION_NAME_MAX];
+	struct shm_region *r;
+	uint64_t pos, n = 16;
+
+	(void)state;
+	make_name(104, name, sizeof(name));
+	r = make_region(name, (unsigned)n);
+	one_through(r, 1);
+
+	pos = pl_load_relaxed(&r->ctl->tail);
+	pl_store_relaxed(&r->claims[pos & (n - 1)],
+			 shm_st(SHM_PH_CLAIMED, pos + 1000 * n + 3, 1));
+	assert_true(shm_cmdq_pending(r));	/* no sleeping on it */
+	one_through(r, 2);
+
+	pos = pl_load_relaxed(&r->ctl->tail);
+	pl_store_relaxed(&r->claims[pos & (n - 1)],
+			 shm_st(SHM_PH_READY, pos, 0));
+	one_through(r, 3);
+
+	pos = pl_load_relaxed(&r->ctl->tail);
+	pl_store_relaxed(&r->ctl->tail, pos + (1ull << 38));
+	one_through(r, 4);
+
+	pos = pl_load_relaxed(&r->ctl->tail);
+	pl_store_relaxed(&r->ctl->tail, pos - 5 * n);
+	pl_store_relaxed(&r->ctl->head, pos - 3 * n);
+	one_through(r, 5);
+
+	/* a hint moved past an unclaimed head: the consumer claims it */
+	pos = pl_load_relaxed(&r->ctl->tail);
+	pl_store_relaxed(&r->ctl->tail, pos + 2);
+	assert_true(shm_cmdq_pending(r));
+	one_through(r, 6);
+
+	for (uint64_t t = 7; t < 7 + 3 * n; t++)	/* still wraps */
+		one_through(r, t);
+	shm_region_close(r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +364,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_closing_refuses),
 		cmocka_unit_test(test_mpsc_processes),
 		cmocka_unit_test(test_dead_claimer_skipped),
+		cmocka_unit_test(test_foreign_words),
 	};
 	const struct CMUnitTest stress[] = {
 		cmocka_unit_test(test_mpsc_processes),

@@ -49,7 +49,7 @@ static void test_layout_geometry(void **state)
 
 	r.cmdq_slots = 100;
 	r.inline_max = 100;
-	size = shm_region_layout(&r, &hdr);
+	size = shm_layout_compute(&r, &hdr);
 	assert_true(size > 0);
 	assert_int_equal(hdr.cmdq_slots, 128);
 	assert_int_equal(hdr.inline_max, 128);
@@ -59,7 +59,7 @@ static void test_layout_geometry(void **state)
 	assert_int_equal(size % 4096, 0);
 	assert_true(hdr.split_off + 4 * sizeof(struct shm_split_job) <= size);
 	r.cmdq_slots = 0;
-	assert_int_equal(shm_region_layout(&r, &hdr), 0);
+	assert_int_equal(shm_layout_compute(&r, &hdr), 0);
 }
 
 struct map_arg {
@@ -130,6 +130,54 @@ static void test_map_refuses_bad_queue(void **state)
 	assert_int_equal(shm_region_map(a.name, &peer), -FI_ENOPROTOOPT);
 	r->hdr->cmdq_off = off;
 	assert_int_equal(shm_region_map(a.name, &peer), 0);
+	shm_region_unmap(peer);
+	shm_region_close(r);
+}
+
+/* The SAR geometry and the table sizes of a header are input too: a
+ * header claiming more than our limits, or more than the file holds, is
+ * refused at map time; and once mapped, what the header says later
+ * changes nothing of the peer's private copy. */
+static void test_map_refuses_bad_geometry(void **state)
+{
+	struct map_arg a;
+	struct shm_region *r, *peer;
+	struct shm_region_hdr saved;
+
+	(void)state;
+	region_name(getpid(), 6, a.name, sizeof(a.name));
+	assert_int_equal(shm_region_create(a.name, &req, 0, &r), 0);
+	saved = r->geo;
+	r->hdr->sar_chan_count = 1u << 31;
+	r->hdr->sar_buf_size = 16u << 20;
+	assert_int_equal(shm_region_map(a.name, &peer), -FI_ENOPROTOOPT);
+	r->hdr->sar_chan_count = saved.sar_chan_count;
+	assert_int_equal(shm_region_map(a.name, &peer), -FI_ENOPROTOOPT);
+	r->hdr->sar_buf_size = saved.sar_buf_size;
+	r->hdr->peer_count = 65535;
+	assert_int_equal(shm_region_map(a.name, &peer), -FI_ENOPROTOOPT);
+	r->hdr->peer_count = saved.peer_count;
+	r->hdr->inline_max = saved.inline_max + 64;
+	assert_int_equal(shm_region_map(a.name, &peer), -FI_ENOPROTOOPT);
+	r->hdr->inline_max = saved.inline_max;
+	r->hdr->total_size += 4096;
+	assert_int_equal(shm_region_map(a.name, &peer), -FI_ENOPROTOOPT);
+	r->hdr->total_size = saved.total_size;
+
+	assert_int_equal(shm_region_map(a.name, &peer), 0);
+	r->hdr->peer_count = 65535;
+	r->hdr->cmdq_slots = 1u << 20;
+	r->hdr->inline_max = 1u << 20;
+	r->hdr->sar_chan_count = 1u << 31;
+	r->hdr->owner_pid = 1;
+	assert_int_equal(peer->geo.peer_count, saved.peer_count);
+	assert_int_equal(peer->slot_mask + 1, saved.cmdq_slots);
+	assert_int_equal(peer->inline_max, saved.inline_max);
+	assert_int_equal(peer->geo.sar_chan_count, saved.sar_chan_count);
+	assert_true(shm_region_owner_alive(peer));
+	/* and the owner's own copy is what it computed */
+	assert_int_equal(r->geo.peer_count, saved.peer_count);
+	assert_int_equal(r->slot_mask + 1, saved.cmdq_slots);
 	shm_region_unmap(peer);
 	shm_region_close(r);
 }
@@ -280,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_layout_geometry),
 		cmocka_unit_test(test_create_map_close),
 		cmocka_unit_test(test_map_refuses_bad_queue),
+		cmocka_unit_test(test_map_refuses_bad_geometry),
 		cmocka_unit_test(test_cleanup_dead_owner),
 		cmocka_unit_test(test_cleanup_reused_pid),
 		cmocka_unit_test(test_foreign_file_kept),

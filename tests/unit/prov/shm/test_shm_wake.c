@@ -197,12 +197,12 @@ static void test_no_signal_when_awake(void **state)
 	{
 		struct shm_wake_addr b;
 
-		r->hdr->wake_len = SHM_WAKE_ADDR_MAX + 1;
+		r->geo.wake_len = SHM_WAKE_ADDR_MAX + 1;
 		assert_int_equal(shm_wake_addr_of(&b, r), -FI_ENOPROTOOPT);
-		r->hdr->wake_len = 1;
+		r->geo.wake_len = 1;
 		assert_int_equal(shm_wake_addr_of(&b, r), -FI_ENOPROTOOPT);
-		r->hdr->wake_len = 6;
-		r->hdr->wake_addr[0] = '/';
+		r->geo.wake_len = 6;
+		r->geo.wake_addr[0] = '/';
 		assert_int_equal(shm_wake_addr_of(&b, r), -FI_ENOPROTOOPT);
 	}
 	shm_region_close(r);
