@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # Build the fuzz targets of the parsers of foreign bytes (tcp wire
-# headers, shm region headers and commands) with clang's libFuzzer (plus
-# ASan and UBSan) and run each for SECONDS (default 60), starting from the
+# headers, shm region headers and commands, rxm connection data and
+# message headers) with clang's libFuzzer (plus ASan and UBSan) and run
+# each for SECONDS (default 60), starting from the
 # committed seed corpus. New inputs go to a scratch corpus, never into
 # the committed one; a crash leaves its input under OUT/artifacts/ and
 # makes the script exit 1.
@@ -15,14 +16,15 @@
 # fuzz_replay_<target> FILE_OR_DIR... (meson test fuzz_<target>_replay
 # replays the seeds). Targets: tcp_hdr (tcp_proto_check_hdr), tcp_cm
 # (tcp_proto_check_cm), shm_hdr (shm_layout_check), shm_cmd
-# (shm_cmd_check). TARGETS="shm_hdr shm_cmd" runs a subset.
+# (shm_cmd_check), rxm_cm (rxm_cm_parse), rxm_hdr (rxm_proto_check and
+# rxm_rndv_check). TARGETS="shm_hdr shm_cmd" runs a subset.
 set -euo pipefail
 
 secs=${1:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${2:-$(mktemp -d /tmp/propel-fuzz.XXXXXX)}
 cc=${CLANG:-clang}
-read -r -a targets <<< "${TARGETS:-tcp_hdr tcp_cm shm_hdr shm_cmd}"
+read -r -a targets <<< "${TARGETS:-tcp_hdr tcp_cm shm_hdr shm_cmd rxm_cm rxm_hdr}"
 mkdir -p "$out/artifacts"
 
 if ! command -v "$cc" >/dev/null; then
@@ -41,6 +43,8 @@ for t in "${targets[@]}"; do
 	tcp_*)	extra=(-I "$src/prov/tcp" "$src/prov/tcp/tcp_proto.c") ;;
 	shm_*)	extra=(-I "$src/base/include" -I "$src/prov/shm"
 		       "$src/prov/shm/shm_layout.c") ;;
+	rxm_cm)	extra=(-I "$src/prov/rxm" "$src/prov/rxm/rxm_cm_proto.c") ;;
+	rxm_hdr) extra=(-I "$src/prov/rxm" "$src/prov/rxm/rxm_proto.c") ;;
 	esac
 	"$cc" -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -D_GNU_SOURCE \
