@@ -9,6 +9,7 @@
 
 #include "pl_fid_nosys.h"
 #include "rdm_ep.h"
+#include "rdm_rma.h"
 #include "rdm_ep_mrecv.h"
 
 int rdm_ep_init(struct rdm_ep *ep, struct fid_domain *domain,
@@ -27,6 +28,12 @@ int rdm_ep_init(struct rdm_ep *ep, struct fid_domain *domain,
 	ep->tops = attr->tops;
 	ep->iov_limit = attr->iov_limit;
 	ep->inject_size = attr->inject_size;
+	ep->atomic_max_bytes = attr->atomic_max_bytes < RDM_ATOMIC_MAX_BYTES ?
+			       attr->atomic_max_bytes : RDM_ATOMIC_MAX_BYTES;
+	ep->rma_iov_local = attr->rma_iov_local ? attr->rma_iov_local :
+			    attr->iov_limit;
+	if (ep->rma_iov_local > RDM_RMA_LOCAL_IOV_MAX)
+		ep->rma_iov_local = RDM_RMA_LOCAL_IOV_MAX;
 	ep->rx_size = attr->rx_size;
 	ep->tx_op_flags = info->tx_attr ? info->tx_attr->op_flags : 0;
 	ep->rx_op_flags = info->rx_attr ? info->rx_attr->op_flags : 0;

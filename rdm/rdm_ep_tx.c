@@ -7,12 +7,18 @@
 #include <rdma/fi_errno.h>
 
 #include "rdm_ep.h"
+#include "rdm_rma.h"
 
 void rdm_ep_tx_done(struct rdm_ep *ep, void *context, int status)
 {
 	struct rdm_ep_txe *t = context;
 
-	rdm_ep_cq_tx(ep, t->context, t->flags, t->op_flags, t->len, status);
+	if (t->op_flags & RDM_EP_F_SUBOP)
+		/* a request of a multi-buffer RMA: its parent completes */
+		rdm_ep_rma_sub_done(ep, t->context, status);
+	else
+		rdm_ep_cq_tx(ep, t->context, t->flags, t->op_flags, t->len,
+			     status);
 	rdm_ep_txe_put(ep, t);
 }
 

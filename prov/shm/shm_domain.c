@@ -16,6 +16,7 @@
 #include "pl_fid_nosys.h"
 #include "pl_mr.h"
 #include "pl_poll.h"
+#include "rdm_rma.h"
 #include "shm_atomic.h"
 #include "shm_ep.h"
 
@@ -93,25 +94,9 @@ static int shm_domain_query_atomic(struct fid_domain *domain,
 				   enum fi_datatype dt, enum fi_op op,
 				   struct fi_atomic_attr *attr, uint64_t flags)
 {
-	enum shm_atomic_kind kind;
-	size_t count, size;
-	int ret;
-
-	if (!domain || !attr)
+	if (!domain)
 		return -FI_EINVAL;
-	if (flags & ~(uint64_t)(FI_FETCH_ATOMIC | FI_COMPARE_ATOMIC))
-		return -FI_EBADFLAGS;
-	if ((flags & FI_FETCH_ATOMIC) && (flags & FI_COMPARE_ATOMIC))
-		return -FI_EINVAL;
-	kind = (flags & FI_FETCH_ATOMIC) ? SHM_ATOMIC_FETCH :
-	       (flags & FI_COMPARE_ATOMIC) ? SHM_ATOMIC_COMPARE :
-					     SHM_ATOMIC_WRITE;
-	ret = shm_atomic_query(dt, op, kind, &count, &size);
-	if (ret)
-		return ret;
-	attr->count = count;
-	attr->size = size;
-	return 0;
+	return rdm_rma_query_atomic(SHM_ATOMIC_MAX_BYTES, dt, op, attr, flags);
 }
 
 static struct fi_ops shm_domain_fid_ops = {

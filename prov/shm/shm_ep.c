@@ -18,6 +18,8 @@
 #include "pl_compiler.h"
 #include "pl_fid_nosys.h"
 #include "shm_addr.h"
+#include "rdm_rma.h"
+#include "shm_atomic.h"
 #include "shm_ep.h"
 #include "shm_info.h"
 #include "shm_params.h"
@@ -259,6 +261,8 @@ int shm_ep_open(struct fid_domain *domain, struct fi_info *info,
 		.rx_size = shm_params_get()->rx_size,
 		.iov_limit = SHM_IOV_LIMIT,
 		.inject_size = SHM_INJECT_SIZE,
+		.atomic_max_bytes = SHM_ATOMIC_MAX_BYTES,
+		.rma_iov_local = SHM_XFER_IOV_MAX,
 	};
 	struct shm_ep *ep;
 	int ret;
@@ -282,8 +286,9 @@ int shm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->rdm.base.ep_fid.fid.ops = &shm_ep_fid_ops;
 	ep->rdm.base.ep_fid.ops = &shm_ep_ops;
 	ep->rdm.base.ep_fid.cm = &shm_ep_cm_ops;
-	ep->rdm.base.ep_fid.rma = (struct fi_ops_rma *)&shm_ep_rma_ops;
-	ep->rdm.base.ep_fid.atomic = (struct fi_ops_atomic *)&shm_ep_atomic_ops;
+	ep->rdm.base.ep_fid.rma = (struct fi_ops_rma *)&rdm_ep_rma_ops;
+	ep->rdm.base.ep_fid.atomic =
+		(struct fi_ops_atomic *)&rdm_ep_atomic_ops;
 	*ep_p = &ep->rdm.base.ep_fid;
 	return 0;
 

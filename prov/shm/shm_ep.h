@@ -79,12 +79,6 @@ int shm_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 
 /* ---- endpoint (shm_ep*.c) ---- */
 
-/* Internal operation flag: one segment of an RMA with several remote
- * buffers; its completion goes to shm_ep_rma_sub_done
- * (shm_ep_rma_multi.c), context is the parent operation. The bit the
- * core leaves to providers; stripped like RDM_EP_F_NOCOMP. */
-#define SHM_EP_F_SUBOP	RDM_EP_F_PROV
-
 struct shm_ep {
 	struct rdm_ep		rdm;	/* FIRST: the core casts to it */
 	struct shm_domain	*dom;
@@ -128,26 +122,10 @@ static inline int shm_ep_peer_get(struct shm_ep *ep, fi_addr_t dest,
 	return ret;
 }
 
-/* shm_ep_rma.c, shm_ep_atomic.c: fi_rma and fi_atomic (initiator side);
- * shm_ep_rma_rx.c: requests arriving at a target (xfer ops rma_msg,
- * rma_done). */
-extern const struct fi_ops_rma shm_ep_rma_ops;
-extern const struct fi_ops_atomic shm_ep_atomic_ops;
-void shm_ep_rma_sub_done(struct shm_ep *ep, void *parent, int status);
+/* shm_ep_rma_rx.c: RMA and atomic requests arriving at a target (xfer
+ * ops rma_msg, rma_done); the initiator side is rdm's (rdm_rma.h). */
 void shm_ep_rma_msg(struct shm_xfer_ep *xep, struct shm_xfer_rx *rx);
 void shm_ep_rma_done(struct shm_xfer_ep *xep, struct shm_xfer_rx *rx,
 		     int status, uint64_t len);
-
-/* The completion of an RMA or atomic (under the lock): a segment of a
- * multi-buffer one goes to its parent, the others to the core. */
-static inline void shm_ep_tx_complete(struct shm_ep *ep, void *context,
-				      uint64_t flags, uint64_t op_flags,
-				      size_t len, int status)
-{
-	if (op_flags & SHM_EP_F_SUBOP)
-		shm_ep_rma_sub_done(ep, context, status);
-	else
-		rdm_ep_cq_tx(&ep->rdm, context, flags, op_flags, len, status);
-}
 
 #endif /* PROPEL_SHM_EP_H */

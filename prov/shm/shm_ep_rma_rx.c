@@ -5,7 +5,7 @@
  * progress source).
  *
  * Security (DESIGN.md section 7): every request is checked against the
- * domain's key map (pl_keymap_check: the key exists and is enabled, the
+ * domain's key map (rdm_rma_check: the key exists and is enabled, the
  * whole range lies in the registration, the registration grants
  * FI_REMOTE_WRITE / FI_REMOTE_READ) BEFORE any byte of our memory is read
  * or written, on every path (inline, bounce buffers, process_vm_readv by
@@ -29,47 +29,9 @@
 
 #include <rdma/fi_errno.h>
 
-#include "pl_cntr.h"
-#include "pl_cq.h"
+#include "rdm_rma.h"
 #include "shm_atomic.h"
 #include "shm_ep.h"
-
-static int shm_ep_rma_check(struct shm_ep *ep, uint64_t key, uint64_t addr,
-			    uint64_t len, uint64_t need, void **ptr_p)
-{
-	bool virt = ep->dom->base.mr_mode & FI_MR_VIRT_ADDR;
-	uint64_t base = 0;
-	int ret;
-
-	if (len > SIZE_MAX)
-		return -FI_EACCES;
-	ret = pl_keymap_check(&ep->dom->keymap, key, addr, (size_t)len, need,
-			      virt, &base);
-	if (ret)
-		return ret;
-	*ptr_p = (void *)(uintptr_t)(virt ? addr : base + addr);
-	return 0;
-}
-
-static void shm_ep_rma_event(struct shm_ep *ep, enum pl_ep_cntr_kind kind,
-			     uint64_t key, bool cq_data, uint64_t data,
-			     uint64_t len)
-{
-	struct fid_cntr *cntr = pl_ep_cntr(&ep->rdm.base, kind);
-
-	if (ep->rdm.closing)
-		return;
-	/* a counter bound to the MR itself (fi_mr_bind) */
-	pl_keymap_count(&ep->dom->keymap, key,
-			kind == PL_EP_CNTR_REMOTE_READ ? FI_REMOTE_READ :
-							 FI_REMOTE_WRITE);
-	if (cq_data && ep->rdm.base.rx_cq)
-		pl_cq_write(ep->rdm.base.rx_cq, NULL,
-			    FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
-			    (size_t)len, NULL, data, 0, FI_ADDR_NOTAVAIL);
-	if (cntr)
-		pl_cntr_inc(cntr);
-}
 
 static void shm_ep_rma_write_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 {
@@ -80,8 +42,8 @@ static void shm_ep_rma_write_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 	void *dst;
 	int ret;
 
-	ret = shm_ep_rma_check(ep, rx->key, rx->tag, size, FI_REMOTE_WRITE,
-			       &dst);
+	ret = rdm_rma_check(&ep->rdm, &ep->dom->keymap, rx->key, rx->tag,
+			    size, FI_REMOTE_WRITE, &dst);
 	if (ret) {
 		shm_xfer_rx_fail(rx, ret);
 		return;
@@ -91,8 +53,8 @@ static void shm_ep_rma_write_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 	/* rx is freed (0, error) or kept until rma_done (1) */
 	ret = shm_xfer_rx_deliver(rx, &iov, 1, &len);
 	if (ret == 0)
-		shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_WRITE, key, cq_data,
-				 data, len);
+		rdm_rma_event(&ep->rdm, &ep->dom->keymap, key,
+			      FI_REMOTE_WRITE, cq_data, data, len);
 }
 
 static void shm_ep_rma_read_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
@@ -101,56 +63,30 @@ static void shm_ep_rma_read_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 	void *src;
 	int ret;
 
-	ret = shm_ep_rma_check(ep, rx->key, rx->tag, rx->size, FI_REMOTE_READ,
-			       &src);
+	ret = rdm_rma_check(&ep->rdm, &ep->dom->keymap, rx->key, rx->tag,
+			    rx->size, FI_REMOTE_READ, &src);
 	if (ret) {
 		shm_xfer_rx_reply(rx, NULL, 0, ret, false);
 		return;
 	}
 	shm_xfer_rx_reply(rx, src, rx->size, 0, false);
-	shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_READ, key, false, 0, 0);
+	rdm_rma_event(&ep->rdm, &ep->dom->keymap, key, FI_REMOTE_READ, false,
+		      0, 0);
 }
 
 static void shm_ep_atomic_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 {
-	const struct shm_atomic_req *req = (const void *)rx->data;
 	uint8_t result[SHM_ATOMIC_MAX_BYTES];
-	size_t max, size, bytes, need_len;
-	uint64_t access;
-	void *dst;
+	size_t res_len;
 	int ret;
 
-	if (rx->size < sizeof(*req)) {
-		shm_xfer_rx_reply(rx, NULL, 0, -FI_EINVAL, false);
-		return;
-	}
-	ret = shm_atomic_query(req->datatype, req->op, req->kind, &max, &size);
-	if (ret || !req->count || req->count > max) {
-		shm_xfer_rx_reply(rx, NULL, 0, ret ? ret : -FI_EINVAL, false);
-		return;
-	}
-	bytes = req->count * size;
-	need_len = sizeof(*req) + bytes *
-		   (req->kind == SHM_ATOMIC_COMPARE ? 2 : 1);
-	if (rx->size < need_len) {
-		shm_xfer_rx_reply(rx, NULL, 0, -FI_EINVAL, false);
-		return;
-	}
-	access = shm_atomic_access(req->op, req->kind);
-	ret = shm_ep_rma_check(ep, rx->key, rx->tag, bytes, access, &dst);
-	if (ret) {
+	ret = rdm_rma_atomic(&ep->rdm, &ep->dom->keymap, rx->key, rx->tag,
+			     rx->data, (size_t)rx->size, SHM_ATOMIC_MAX_BYTES,
+			     result, &res_len);
+	if (ret || !res_len)
 		shm_xfer_rx_reply(rx, NULL, 0, ret, false);
-		return;
-	}
-	shm_atomic_apply(req, dst, req->kind == SHM_ATOMIC_WRITE ? NULL :
-				   result);
-	shm_ep_rma_event(ep, access == FI_REMOTE_READ ?
-			 PL_EP_CNTR_REMOTE_READ : PL_EP_CNTR_REMOTE_WRITE,
-			 rx->key, false, 0, 0);
-	if (req->kind == SHM_ATOMIC_WRITE)
-		shm_xfer_rx_reply(rx, NULL, 0, 0, false);
 	else
-		shm_xfer_rx_reply(rx, result, bytes, 0, true);
+		shm_xfer_rx_reply(rx, result, res_len, 0, true);
 }
 
 void shm_ep_rma_msg(struct shm_xfer_ep *xep, struct shm_xfer_rx *rx)
@@ -172,6 +108,6 @@ void shm_ep_rma_done(struct shm_xfer_ep *xep, struct shm_xfer_rx *rx,
 
 	if (status || !(rx->flags & SHM_XF_RMA_WRITE))
 		return;	/* the initiator learns a failure; nothing here */
-	shm_ep_rma_event(ep, PL_EP_CNTR_REMOTE_WRITE, rx->key,
-			 rx->flags & SHM_XF_CQ_DATA, rx->cq_data, len);
+	rdm_rma_event(&ep->rdm, &ep->dom->keymap, rx->key, FI_REMOTE_WRITE,
+		      rx->flags & SHM_XF_CQ_DATA, rx->cq_data, len);
 }

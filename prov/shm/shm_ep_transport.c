@@ -14,6 +14,8 @@
 
 #include "pl_av.h"
 #include "pl_rcu.h"
+#include "rdm_rma.h"
+#include "shm_atomic.h"
 #include "shm_ep.h"
 
 /* The message flags both sides share keep their bit (the arrival path
@@ -131,6 +133,34 @@ static size_t shm_ep_transport_rx_src_name(struct rdm_ep *r, const void *src,
 	return strlen(buf) + 1;
 }
 
+/* One RMA or atomic request (rdm_rma.h) as a protocol request: the
+ * target address travels in the tag, the key beside it. */
+static int shm_ep_transport_rma(struct rdm_ep *r, void *tpeer,
+				const struct rdm_rma_msg *m)
+{
+	struct shm_ep *ep = shm_ep_transport_ep(r);
+	struct shm_xfer_msg x = {
+		.iov = m->iov,
+		.iov_count = m->iov_count,
+		.tag = m->addr,
+		.cq_data = m->cq_data,
+		.rma_key = m->key,
+		.context = m->context,
+	};
+
+	switch (m->kind) {
+	case RDM_RMA_WRITE:
+		x.flags = SHM_XF_RMA_WRITE | (m->flags & (SHM_XF_CQ_DATA |
+							  SHM_XF_INJECT));
+		return shm_xfer_send(ep->xep, tpeer, &x);
+	case RDM_RMA_READ:
+		return shm_xfer_read(ep->xep, tpeer, &x);
+	default:
+		return shm_xfer_atomic(ep->xep, tpeer, &x, m->amo,
+				       m->amo_len);
+	}
+}
+
 static int shm_ep_transport_poll(struct rdm_ep *r, unsigned budget)
 {
 	return shm_xfer_ep_poll(shm_ep_transport_ep(r)->xep, budget);
@@ -160,6 +190,7 @@ const struct rdm_transport_ops shm_ep_transport_ops = {
 	.rx_src = shm_ep_transport_rx_src,
 	.rx_src_of = shm_ep_transport_rx_src_of,
 	.rx_src_name = shm_ep_transport_rx_src_name,
+	.rma = shm_ep_transport_rma,
 	.poll = shm_ep_transport_poll,
 	.arm = shm_ep_transport_arm,
 	.idle = shm_ep_transport_idle,
@@ -218,16 +249,7 @@ static void shm_ep_transport_rx_done(struct shm_xfer_ep *xep,
 static void shm_ep_transport_tx_done(struct shm_xfer_ep *xep, void *context,
 				     int status)
 {
-	struct shm_ep *ep = shm_xfer_ep_user(xep);
-	struct rdm_ep_txe *t = context;
-
-	if (t->op_flags & SHM_EP_F_SUBOP) {
-		/* a segment of a multi-buffer RMA: its parent completes */
-		shm_ep_rma_sub_done(ep, t->context, status);
-		rdm_ep_txe_put(&ep->rdm, t);
-		return;
-	}
-	rdm_ep_tx_done(&ep->rdm, t, status);
+	rdm_ep_tx_done(shm_xfer_ep_user(xep), context, status);
 }
 
 const struct shm_xfer_ops shm_ep_transport_xfer_ops = {

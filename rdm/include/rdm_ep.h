@@ -126,6 +126,8 @@ struct rdm_ep {
 	const struct rdm_transport_ops *tops;
 	uint64_t		tx_op_flags, rx_op_flags;
 	size_t			iov_limit, inject_size, rx_size;
+	size_t			atomic_max_bytes; /* operands per atomic */
+	size_t			rma_iov_local;	/* local iovecs per RMA */
 	bool			locking;
 	/* FI_THREAD_DOMAIN auto: the context's asymmetric exclusion
 	 * stands in for the lock (pl_progress.h), else NULL */
@@ -168,6 +170,12 @@ struct rdm_ep_attr {
 	size_t			rx_size;	/* promised rx_attr->size */
 	size_t			iov_limit;	/* per send, as fi_getinfo says */
 	size_t			inject_size;
+	/* operand bytes one atomic request carries (the transport's
+	 * limit; fi_atomicvalid's count follows from it); 0: no atomics */
+	size_t			atomic_max_bytes;
+	/* local iovecs one RMA request may name (at most
+	 * RDM_RMA_LOCAL_IOV_MAX); 0: iov_limit */
+	size_t			rma_iov_local;
 };
 
 /* ---- open / close (rdm_ep.c) ---- */

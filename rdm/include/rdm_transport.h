@@ -42,6 +42,13 @@
  *   rx_src_name(ep, src, buf, size)  the sender's address as bytes for
  *        FI_SOURCE_ERR's err_data: copies at most size bytes, returns
  *        the length written (0: none).
+ *   rma(ep, tpeer, msg)  optional (NULL: no RMA, no atomics): move one
+ *        RMA or atomic request (struct rdm_rma_msg) to the peer, whose
+ *        target validates it (rdm_rma.h). Answers as send: 0 complete
+ *        (the core writes the completion), 1: rdm_ep_tx_done(ep,
+ *        msg->context, status) follows once the target answered (for a
+ *        read or fetch, with the bytes in msg->iov), -FI_EAGAIN, other
+ *        -FI_E*.
  *   poll(ep, budget), arm(ep), idle(ep), queue_hint(ep)
  *        the progress source's members (pl_progress.h), which the core
  *        wraps with its locking strategy (rdm_ep_progress_poll):
@@ -104,6 +111,28 @@ struct rdm_tx_msg {
 	void			*context;	/* given back by rdm_ep_tx_done */
 };
 
+enum rdm_rma_kind {
+	RDM_RMA_WRITE,
+	RDM_RMA_READ,
+	RDM_RMA_ATOMIC,
+};
+
+/* An RMA or atomic request as the core hands it down: ONE remote
+ * buffer. flags: RDM_TX_CQ_DATA (a write with remote CQ data),
+ * RDM_TX_INJECT. */
+struct rdm_rma_msg {
+	enum rdm_rma_kind	kind;
+	const struct iovec	*iov;	/* write: source; read, atomic:
+					 * where the result goes */
+	size_t			iov_count;	/* <= the iov_limit */
+	uint64_t		addr, key;	/* the target's buffer */
+	uint64_t		cq_data;
+	uint32_t		flags;
+	const void		*amo;	/* atomic: struct rdm_atomic_req */
+	size_t			amo_len;
+	void			*context;	/* for rdm_ep_tx_done */
+};
+
 /* rdm_rx_hdr.flags */
 #define RDM_RX_TAGGED		(1u << 0)
 #define RDM_RX_CQ_DATA		(1u << 1)
@@ -137,6 +166,8 @@ struct rdm_transport_ops {
 	const void *(*rx_src_of)(struct rdm_ep *ep, void *trx);
 	size_t (*rx_src_name)(struct rdm_ep *ep, const void *src, char *buf,
 			      size_t size);
+	int (*rma)(struct rdm_ep *ep, void *tpeer,
+		   const struct rdm_rma_msg *msg);
 	int (*poll)(struct rdm_ep *ep, unsigned budget);
 	int (*arm)(struct rdm_ep *ep);
 	bool (*idle)(struct rdm_ep *ep);

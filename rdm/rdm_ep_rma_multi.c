@@ -1,65 +1,64 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fi_readmsg / fi_writemsg naming several remote buffers (rma_iov_count
- * up to SHM_EP_RMA_IOV_MAX): the local iovecs are cut in order into one
+ * up to RDM_RMA_IOV_MAX): the local iovecs are cut in order into one
  * segment per remote buffer, each sent as an ordinary one-buffer request
- * (shm_ep_rma_submit_locked, SHM_EP_F_SUBOP), and the operation completes
+ * (rdm_ep_rma_submit_locked, RDM_EP_F_SUBOP), and the operation completes
  * once, when its last segment does, with the first error any segment
  * had. Remote CQ data travels with the last segment only, so the target
  * sees it once (its FI_REMOTE_WRITE counter counts segments).
  *
- * If a segment other than the first cannot be sent (-FI_EAGAIN: no queue
- * slot or entry now), the operation is abandoned: the call returns the
- * error, the segments already sent complete silently, and the
- * application's retry sends all of them again. Writing or reading the
- * same bytes twice is harmless (no atomics here: those name one buffer).
+ * If a segment other than the first cannot be sent (-FI_EAGAIN: no
+ * entry now), the operation is abandoned: the call returns the error,
+ * the segments already sent complete silently, and the application's
+ * retry sends all of them again. Writing or reading the same bytes twice
+ * is harmless (atomics name one buffer).
  *
  * Threading: the whole submission runs under the endpoint lock, and
- * segment completions (shm_ep_rma_sub_done, from the progress source)
- * too; `left` holds one reference for the submission itself, so a
- * segment completing during it never frees the parent.
+ * segment completions (rdm_ep_rma_sub_done, from rdm_ep_tx_done) too;
+ * `left` holds one reference for the submission itself, so a segment
+ * completing during it never frees the parent.
  */
 #include <stdlib.h>
 
 #include <rdma/fi_errno.h>
 
-#include "shm_ep_rma.h"
-#include "shm_info.h"
+#include "pl_iov.h"
+#include "rdm_rma.h"
 
-struct shm_ep_rma_multi {
+struct rdm_ep_rma_multi {
 	void		*context;
 	uint64_t	cq_flags;
-	uint64_t	op_flags;	/* without SHM_EP_F_SUBOP */
+	uint64_t	op_flags;	/* without RDM_EP_F_SUBOP */
 	size_t		len;
 	unsigned	left;		/* segments in flight + submission */
 	int		status;		/* first error */
 	bool		abandoned;	/* the call failed: report nothing */
 };
 
-static void shm_ep_rma_multi_put(struct shm_ep *ep,
-				 struct shm_ep_rma_multi *p)
+static void rdm_ep_rma_multi_put(struct rdm_ep *ep,
+				 struct rdm_ep_rma_multi *p)
 {
 	if (--p->left)
 		return;
 	if (!p->abandoned)
-		shm_ep_tx_complete(ep, p->context, p->cq_flags, p->op_flags,
-				   p->len, p->status);
+		rdm_ep_cq_tx(ep, p->context, p->cq_flags, p->op_flags, p->len,
+			     p->status);
 	free(p);
 }
 
-void shm_ep_rma_sub_done(struct shm_ep *ep, void *parent, int status)
+void rdm_ep_rma_sub_done(struct rdm_ep *ep, void *parent, int status)
 {
-	struct shm_ep_rma_multi *p = parent;
+	struct rdm_ep_rma_multi *p = parent;
 
 	if (status && !p->status)
 		p->status = status;
-	shm_ep_rma_multi_put(ep, p);
+	rdm_ep_rma_multi_put(ep, p);
 }
 
 /* The segment of the local iovecs that starts at byte `at` and is `len`
- * long, into out (at most SHM_XFER_IOV_MAX pieces: the caller's count
- * is bounded by it). Returns the piece count. */
-static size_t shm_ep_iov_cut(const struct iovec *iov, size_t count,
+ * long, into out (at most count pieces). Returns the piece count. */
+static size_t rdm_ep_iov_cut(const struct iovec *iov, size_t count,
 			     size_t at, size_t len, struct iovec *out)
 {
 	size_t i, n = 0, skip = at;
@@ -80,56 +79,56 @@ static size_t shm_ep_iov_cut(const struct iovec *iov, size_t count,
 	return n;
 }
 
-ssize_t shm_ep_rma_multi(struct fid_ep *e, enum shm_ep_rma_kind kind,
+ssize_t rdm_ep_rma_multi(struct rdm_ep *ep, enum rdm_rma_kind kind,
 			 const struct fi_msg_rma *msg, uint64_t flags)
 {
-	uint64_t txf, rxf;
-	struct shm_ep *ep = shm_ep_of(e, &txf, &rxf);
-	struct iovec seg[SHM_XFER_IOV_MAX];
-	struct shm_ep_rma_multi *p;
-	struct shm_ep_rma_req r;
-	size_t total = 0, at = 0, i, n, last = 0;
+	struct iovec seg[RDM_RMA_LOCAL_IOV_MAX];
+	struct rdm_ep_rma_multi *p;
+	struct rdm_ep_rma_req r;
+	size_t total, at = 0, i, n, last = 0;
 	ssize_t ret = 0;
 
-	for (i = 0; i < msg->iov_count; i++)
-		total += msg->msg_iov[i].iov_len;
+	/* the caller checked iov_count against rma_iov_local */
+	if (msg->iov_count > sizeof(seg) / sizeof(seg[0]))
+		return -FI_EINVAL;
+	total = pl_iov_total(msg->msg_iov, msg->iov_count);
 	/* the last remote buffer that receives bytes carries the CQ data */
 	for (i = 0, n = 0; i < msg->rma_iov_count && n < total; i++) {
 		n += msg->rma_iov[i].len;
 		last = i;
 	}
-	if ((flags & FI_INJECT) && (kind != SHM_EP_RMA_WRITE ||
-				    total > SHM_INJECT_SIZE))
+	if ((flags & FI_INJECT) && (kind != RDM_RMA_WRITE ||
+				    total > ep->inject_size))
 		return -FI_EINVAL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -FI_ENOMEM;
 	p->context = msg->context;
-	p->cq_flags = FI_RMA | (kind == SHM_EP_RMA_READ ? FI_READ : FI_WRITE);
+	p->cq_flags = FI_RMA | (kind == RDM_RMA_READ ? FI_READ : FI_WRITE);
 	p->op_flags = flags;
 	p->len = total;
 	p->left = 1;
 
-	rdm_ep_lock(&ep->rdm);
+	rdm_ep_lock(ep);
 	for (i = 0; i <= last; i++) {
 		size_t len = msg->rma_iov[i].len < total - at ?
 			     (size_t)msg->rma_iov[i].len : total - at;
 
 		if (!len && total)
 			continue;
-		r = (struct shm_ep_rma_req){
+		r = (struct rdm_ep_rma_req){
 			.kind = kind, .iov = seg,
-			.count = shm_ep_iov_cut(msg->msg_iov, msg->iov_count,
+			.count = rdm_ep_iov_cut(msg->msg_iov, msg->iov_count,
 						at, len, seg),
 			.dest = msg->addr, .addr = msg->rma_iov[i].addr,
 			.key = msg->rma_iov[i].key, .data = msg->data,
 			.context = p, .cq_flags = p->cq_flags, .len = len,
 			.flags = (flags & ~(uint64_t)FI_REMOTE_CQ_DATA) |
 				 (i == last ? (flags & FI_REMOTE_CQ_DATA) : 0) |
-				 SHM_EP_F_SUBOP,
+				 RDM_EP_F_SUBOP,
 		};
 		p->left++;
-		ret = shm_ep_rma_submit_locked(ep, &r);
+		ret = rdm_ep_rma_submit_locked(ep, &r);
 		if (ret) {
 			p->left--;
 			break;
@@ -138,7 +137,7 @@ ssize_t shm_ep_rma_multi(struct fid_ep *e, enum shm_ep_rma_kind kind,
 	}
 	if (ret)
 		p->abandoned = true;
-	shm_ep_rma_multi_put(ep, p);	/* the submission's reference */
-	rdm_ep_unlock(&ep->rdm);
+	rdm_ep_rma_multi_put(ep, p);	/* the submission's reference */
+	rdm_ep_unlock(ep);
 	return ret;
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * fi_atomic(3) on the shm endpoint, initiator side: the operands (and
- * compare values) are gathered into one inline request (shm_atomic.h),
- * the target applies it in its progress and sends the old values back
- * into the result buffers. One remote buffer per operation
- * (rma_iov_count 1); at most SHM_ATOMIC_MAX_BYTES of operands in all
- * (fi_atomicvalid's count).
+ * fi_atomic(3) on the RDM endpoint core, initiator side: the operands
+ * (and compare values) are gathered into one request (struct
+ * rdm_atomic_req, rdm_rma.h), the transport's target applies it and
+ * sends the old values back into the result buffers. One remote buffer
+ * per operation (rma_iov_count 1); at most the transport's
+ * atomic_max_bytes of operands in all (fi_atomicvalid's count).
  *
  * Completion flags: FI_ATOMIC | FI_WRITE for fi_atomic, FI_ATOMIC |
  * FI_READ for fetch and compare atomics; counters accordingly.
@@ -14,11 +14,10 @@
 
 #include <rdma/fi_errno.h>
 
-#include "shm_atomic.h"
-#include "shm_ep_rma.h"
+#include "rdm_rma.h"
 
-struct shm_ep_amo {
-	enum shm_atomic_kind	kind;
+struct rdm_ep_amo {
+	enum rdm_atomic_kind	kind;
 	const struct fi_ioc	*buf;	size_t buf_count;
 	const struct fi_ioc	*cmp;	size_t cmp_count;
 	const struct fi_ioc	*res;	size_t res_count;
@@ -31,7 +30,7 @@ struct shm_ep_amo {
 };
 
 /* Sum of the counts, or SIZE_MAX on a malformed list. */
-static size_t shm_ep_ioc_count(const struct fi_ioc *ioc, size_t n)
+static size_t rdm_ep_ioc_count(const struct fi_ioc *ioc, size_t n)
 {
 	size_t total = 0, i;
 
@@ -45,7 +44,7 @@ static size_t shm_ep_ioc_count(const struct fi_ioc *ioc, size_t n)
 	return total;
 }
 
-static uint8_t *shm_ep_ioc_gather(uint8_t *p, const struct fi_ioc *ioc,
+static uint8_t *rdm_ep_ioc_gather(uint8_t *p, const struct fi_ioc *ioc,
 				  size_t n, size_t size)
 {
 	size_t i;
@@ -57,38 +56,40 @@ static uint8_t *shm_ep_ioc_gather(uint8_t *p, const struct fi_ioc *ioc,
 	return p;
 }
 
-static ssize_t shm_ep_amo_submit(struct fid_ep *e, const struct shm_ep_amo *a,
+static ssize_t rdm_ep_amo_submit(struct fid_ep *e, const struct rdm_ep_amo *a,
 				 bool use_defaults)
 {
-	uint8_t reqbuf[sizeof(struct shm_atomic_req) +
-		       2 * SHM_ATOMIC_MAX_BYTES];
-	struct shm_atomic_req *req = (struct shm_atomic_req *)reqbuf;
-	struct iovec riov[SHM_XFER_IOV_MAX];
-	struct shm_ep_rma_req r;
+	uint8_t reqbuf[sizeof(struct rdm_atomic_req) +
+		       2 * RDM_ATOMIC_MAX_BYTES];
+	struct rdm_atomic_req *req = (struct rdm_atomic_req *)reqbuf;
+	struct iovec riov[RDM_ATOMIC_IOV_MAX];
+	struct rdm_ep_rma_req r;
 	uint64_t txf, rxf, flags = a->flags;
-	struct shm_ep *ep = shm_ep_of(e, &txf, &rxf);
+	struct rdm_ep *ep = rdm_ep_of(e, &txf, &rxf);
 	size_t max, size, count, i;
 	bool operand;
 	uint8_t *p;
 	int ret;
 
-	ret = shm_atomic_query(a->dt, a->op, a->kind, &max, &size);
+	ret = rdm_atomic_query(a->dt, a->op, a->kind, ep->atomic_max_bytes,
+			       &max, &size);
 	if (ret)
 		return ret;
 	/* fi_atomic(3): a fetching ATOMIC_READ ignores the source buffer,
 	 * which may be NULL, alone or inside an iovec ({NULL, 1}); its
 	 * count is the result's */
-	operand = !(a->op == FI_ATOMIC_READ && a->kind != SHM_ATOMIC_WRITE);
-	count = operand ? shm_ep_ioc_count(a->buf, a->buf_count) :
-			  shm_ep_ioc_count(a->res, a->res_count);
+	operand = !(a->op == FI_ATOMIC_READ && a->kind != RDM_ATOMIC_WRITE);
+	count = operand ? rdm_ep_ioc_count(a->buf, a->buf_count) :
+			  rdm_ep_ioc_count(a->res, a->res_count);
 	if (!count || count == SIZE_MAX || count > max)
 		return -FI_EINVAL;
-	if (a->kind == SHM_ATOMIC_COMPARE &&
-	    shm_ep_ioc_count(a->cmp, a->cmp_count) != count)
+	if (a->kind == RDM_ATOMIC_COMPARE &&
+	    rdm_ep_ioc_count(a->cmp, a->cmp_count) != count)
 		return -FI_EINVAL;
-	if (a->kind != SHM_ATOMIC_WRITE &&
-	    (shm_ep_ioc_count(a->res, a->res_count) != count ||
-	     a->res_count > SHM_XFER_IOV_MAX))
+	if (a->kind != RDM_ATOMIC_WRITE &&
+	    (rdm_ep_ioc_count(a->res, a->res_count) != count ||
+	     a->res_count > ep->rma_iov_local ||
+	     a->res_count > RDM_ATOMIC_IOV_MAX))
 		return -FI_EINVAL;
 	if (use_defaults)
 		flags |= txf & ~(uint64_t)(FI_INJECT | FI_REMOTE_CQ_DATA);
@@ -100,89 +101,89 @@ static ssize_t shm_ep_amo_submit(struct fid_ep *e, const struct shm_ep_amo *a,
 	req->count = (uint32_t)count;
 	p = req->data;
 	if (operand)
-		p = shm_ep_ioc_gather(p, a->buf, a->buf_count, size);
+		p = rdm_ep_ioc_gather(p, a->buf, a->buf_count, size);
 	else
 		memset(p, 0, count * size), p += count * size;
-	if (a->kind == SHM_ATOMIC_COMPARE)
-		p = shm_ep_ioc_gather(p, a->cmp, a->cmp_count, size);
+	if (a->kind == RDM_ATOMIC_COMPARE)
+		p = rdm_ep_ioc_gather(p, a->cmp, a->cmp_count, size);
 
-	for (i = 0; a->kind != SHM_ATOMIC_WRITE && i < a->res_count; i++) {
+	for (i = 0; a->kind != RDM_ATOMIC_WRITE && i < a->res_count; i++) {
 		riov[i].iov_base = a->res[i].addr;
 		riov[i].iov_len = a->res[i].count * size;
 	}
-	r = (struct shm_ep_rma_req){
-		.kind = SHM_EP_RMA_ATOMIC,
+	r = (struct rdm_ep_rma_req){
+		.kind = RDM_RMA_ATOMIC,
 		.iov = riov,
-		.count = a->kind == SHM_ATOMIC_WRITE ? 0 : a->res_count,
+		.count = a->kind == RDM_ATOMIC_WRITE ? 0 : a->res_count,
 		.dest = a->dest, .addr = a->addr, .key = a->key,
 		.context = a->context, .flags = flags,
-		.cq_flags = FI_ATOMIC | (a->kind == SHM_ATOMIC_WRITE ?
+		.cq_flags = FI_ATOMIC | (a->kind == RDM_ATOMIC_WRITE ?
 					 FI_WRITE : FI_READ),
 		.len = count * size,
 		.amo = req, .amo_len = (size_t)(p - reqbuf),
 	};
-	return shm_ep_rma_submit(ep, &r);
+	return rdm_ep_rma_submit(ep, &r);
 }
 
-static ssize_t shm_amo_writev(struct fid_ep *e, const struct fi_ioc *iov,
+static ssize_t rdm_amo_writev(struct fid_ep *e, const struct fi_ioc *iov,
 			      void **desc, size_t count, fi_addr_t dest,
 			      uint64_t addr, uint64_t key, enum fi_datatype dt,
 			      enum fi_op op, void *context)
 {
-	struct shm_ep_amo a = {
-		.kind = SHM_ATOMIC_WRITE, .buf = iov, .buf_count = count,
+	struct rdm_ep_amo a = {
+		.kind = RDM_ATOMIC_WRITE, .buf = iov, .buf_count = count,
 		.dest = dest, .addr = addr, .key = key, .dt = dt, .op = op,
 		.context = context,
 	};
 
 	(void)desc;
-	return shm_ep_amo_submit(e, &a, true);
+	return rdm_ep_amo_submit(e, &a, true);
 }
 
-static ssize_t shm_amo_write(struct fid_ep *e, const void *buf, size_t count,
+static ssize_t rdm_amo_write(struct fid_ep *e, const void *buf, size_t count,
 			     void *desc, fi_addr_t dest, uint64_t addr,
 			     uint64_t key, enum fi_datatype dt, enum fi_op op,
 			     void *context)
 {
 	struct fi_ioc ioc = { .addr = (void *)buf, .count = count };
 
-	return shm_amo_writev(e, &ioc, &desc, 1, dest, addr, key, dt, op,
+	return rdm_amo_writev(e, &ioc, &desc, 1, dest, addr, key, dt, op,
 			      context);
 }
 
-static ssize_t shm_amo_writemsg(struct fid_ep *e,
+static ssize_t rdm_amo_writemsg(struct fid_ep *e,
 				const struct fi_msg_atomic *msg,
 				uint64_t flags)
 {
-	struct shm_ep_amo a;
+	struct rdm_ep_amo a;
 
 	if (!msg || msg->rma_iov_count != 1 || !msg->rma_iov)
 		return -FI_EINVAL;
-	a = (struct shm_ep_amo){
-		.kind = SHM_ATOMIC_WRITE, .buf = msg->msg_iov,
+	a = (struct rdm_ep_amo){
+		.kind = RDM_ATOMIC_WRITE, .buf = msg->msg_iov,
 		.buf_count = msg->iov_count, .dest = msg->addr,
 		.addr = msg->rma_iov[0].addr, .key = msg->rma_iov[0].key,
 		.dt = msg->datatype, .op = msg->op, .context = msg->context,
 		.flags = RDM_EP_APP_FLAGS(flags),
 	};
-	return shm_ep_amo_submit(e, &a, false);
+	return rdm_ep_amo_submit(e, &a, false);
 }
 
-static ssize_t shm_amo_inject(struct fid_ep *e, const void *buf, size_t count,
+static ssize_t rdm_amo_inject(struct fid_ep *e, const void *buf, size_t count,
 			      fi_addr_t dest, uint64_t addr, uint64_t key,
 			      enum fi_datatype dt, enum fi_op op)
 {
 	struct fi_ioc ioc = { .addr = (void *)buf, .count = count };
-	struct shm_ep_amo a = {
-		.kind = SHM_ATOMIC_WRITE, .buf = &ioc, .buf_count = 1,
+	struct rdm_ep_amo a = {
+		.kind = RDM_ATOMIC_WRITE, .buf = &ioc, .buf_count = 1,
 		.dest = dest, .addr = addr, .key = key, .dt = dt, .op = op,
 		.flags = FI_INJECT | RDM_EP_F_NOCOMP,
 	};
 
-	return shm_ep_amo_submit(e, &a, true);
+	return rdm_ep_amo_submit(e, &a, true);
 }
 
-static ssize_t shm_amo_readwritev(struct fid_ep *e, const struct fi_ioc *iov,
+static ssize_t rdm_amo_readwritev(struct fid_ep *e, const struct fi_ioc *iov,
 				  void **desc, size_t count,
 				  struct fi_ioc *resultv, void **result_desc,
 				  size_t result_count, fi_addr_t dest,
@@ -190,8 +191,8 @@ static ssize_t shm_amo_readwritev(struct fid_ep *e, const struct fi_ioc *iov,
 				  enum fi_datatype dt, enum fi_op op,
 				  void *context)
 {
-	struct shm_ep_amo a = {
-		.kind = SHM_ATOMIC_FETCH, .buf = iov, .buf_count = count,
+	struct rdm_ep_amo a = {
+		.kind = RDM_ATOMIC_FETCH, .buf = iov, .buf_count = count,
 		.res = resultv, .res_count = result_count, .dest = dest,
 		.addr = addr, .key = key, .dt = dt, .op = op,
 		.context = context,
@@ -199,10 +200,10 @@ static ssize_t shm_amo_readwritev(struct fid_ep *e, const struct fi_ioc *iov,
 
 	(void)desc;
 	(void)result_desc;
-	return shm_ep_amo_submit(e, &a, true);
+	return rdm_ep_amo_submit(e, &a, true);
 }
 
-static ssize_t shm_amo_readwrite(struct fid_ep *e, const void *buf,
+static ssize_t rdm_amo_readwrite(struct fid_ep *e, const void *buf,
 				 size_t count, void *desc, void *result,
 				 void *result_desc, fi_addr_t dest,
 				 uint64_t addr, uint64_t key,
@@ -212,33 +213,33 @@ static ssize_t shm_amo_readwrite(struct fid_ep *e, const void *buf,
 	struct fi_ioc ioc = { .addr = (void *)buf, .count = count };
 	struct fi_ioc res = { .addr = result, .count = count };
 
-	return shm_amo_readwritev(e, buf ? &ioc : NULL, &desc, buf ? 1 : 0,
+	return rdm_amo_readwritev(e, buf ? &ioc : NULL, &desc, buf ? 1 : 0,
 				  &res, &result_desc, 1, dest, addr, key, dt,
 				  op, context);
 }
 
-static ssize_t shm_amo_readwritemsg(struct fid_ep *e,
+static ssize_t rdm_amo_readwritemsg(struct fid_ep *e,
 				    const struct fi_msg_atomic *msg,
 				    struct fi_ioc *resultv, void **result_desc,
 				    size_t result_count, uint64_t flags)
 {
-	struct shm_ep_amo a;
+	struct rdm_ep_amo a;
 
 	(void)result_desc;
 	if (!msg || msg->rma_iov_count != 1 || !msg->rma_iov)
 		return -FI_EINVAL;
-	a = (struct shm_ep_amo){
-		.kind = SHM_ATOMIC_FETCH, .buf = msg->msg_iov,
+	a = (struct rdm_ep_amo){
+		.kind = RDM_ATOMIC_FETCH, .buf = msg->msg_iov,
 		.buf_count = msg->iov_count, .res = resultv,
 		.res_count = result_count, .dest = msg->addr,
 		.addr = msg->rma_iov[0].addr, .key = msg->rma_iov[0].key,
 		.dt = msg->datatype, .op = msg->op, .context = msg->context,
 		.flags = RDM_EP_APP_FLAGS(flags),
 	};
-	return shm_ep_amo_submit(e, &a, false);
+	return rdm_ep_amo_submit(e, &a, false);
 }
 
-static ssize_t shm_amo_compwritev(struct fid_ep *e, const struct fi_ioc *iov,
+static ssize_t rdm_amo_compwritev(struct fid_ep *e, const struct fi_ioc *iov,
 				  void **desc, size_t count,
 				  const struct fi_ioc *comparev,
 				  void **compare_desc, size_t compare_count,
@@ -248,8 +249,8 @@ static ssize_t shm_amo_compwritev(struct fid_ep *e, const struct fi_ioc *iov,
 				  enum fi_datatype dt, enum fi_op op,
 				  void *context)
 {
-	struct shm_ep_amo a = {
-		.kind = SHM_ATOMIC_COMPARE, .buf = iov, .buf_count = count,
+	struct rdm_ep_amo a = {
+		.kind = RDM_ATOMIC_COMPARE, .buf = iov, .buf_count = count,
 		.cmp = comparev, .cmp_count = compare_count, .res = resultv,
 		.res_count = result_count, .dest = dest, .addr = addr,
 		.key = key, .dt = dt, .op = op, .context = context,
@@ -258,10 +259,10 @@ static ssize_t shm_amo_compwritev(struct fid_ep *e, const struct fi_ioc *iov,
 	(void)desc;
 	(void)compare_desc;
 	(void)result_desc;
-	return shm_ep_amo_submit(e, &a, true);
+	return rdm_ep_amo_submit(e, &a, true);
 }
 
-static ssize_t shm_amo_compwrite(struct fid_ep *e, const void *buf,
+static ssize_t rdm_amo_compwrite(struct fid_ep *e, const void *buf,
 				 size_t count, void *desc, const void *compare,
 				 void *compare_desc, void *result,
 				 void *result_desc, fi_addr_t dest,
@@ -273,26 +274,26 @@ static ssize_t shm_amo_compwrite(struct fid_ep *e, const void *buf,
 	struct fi_ioc cmp = { .addr = (void *)compare, .count = count };
 	struct fi_ioc res = { .addr = result, .count = count };
 
-	return shm_amo_compwritev(e, &ioc, &desc, 1, &cmp, &compare_desc, 1,
+	return rdm_amo_compwritev(e, &ioc, &desc, 1, &cmp, &compare_desc, 1,
 				  &res, &result_desc, 1, dest, addr, key, dt,
 				  op, context);
 }
 
-static ssize_t shm_amo_compwritemsg(struct fid_ep *e,
+static ssize_t rdm_amo_compwritemsg(struct fid_ep *e,
 				    const struct fi_msg_atomic *msg,
 				    const struct fi_ioc *comparev,
 				    void **compare_desc, size_t compare_count,
 				    struct fi_ioc *resultv, void **result_desc,
 				    size_t result_count, uint64_t flags)
 {
-	struct shm_ep_amo a;
+	struct rdm_ep_amo a;
 
 	(void)compare_desc;
 	(void)result_desc;
 	if (!msg || msg->rma_iov_count != 1 || !msg->rma_iov)
 		return -FI_EINVAL;
-	a = (struct shm_ep_amo){
-		.kind = SHM_ATOMIC_COMPARE, .buf = msg->msg_iov,
+	a = (struct rdm_ep_amo){
+		.kind = RDM_ATOMIC_COMPARE, .buf = msg->msg_iov,
 		.buf_count = msg->iov_count, .cmp = comparev,
 		.cmp_count = compare_count, .res = resultv,
 		.res_count = result_count, .dest = msg->addr,
@@ -300,58 +301,59 @@ static ssize_t shm_amo_compwritemsg(struct fid_ep *e,
 		.dt = msg->datatype, .op = msg->op, .context = msg->context,
 		.flags = RDM_EP_APP_FLAGS(flags),
 	};
-	return shm_ep_amo_submit(e, &a, false);
+	return rdm_ep_amo_submit(e, &a, false);
 }
 
-static int shm_amo_valid(enum fi_datatype dt, enum fi_op op,
-			 enum shm_atomic_kind kind, size_t *count)
+static int rdm_amo_valid(struct fid_ep *e, enum fi_datatype dt,
+			 enum fi_op op, enum rdm_atomic_kind kind,
+			 size_t *count)
 {
+	uint64_t txf, rxf;
+	struct rdm_ep *ep;
 	size_t n;
 	int ret;
 
-	if (!count)
+	if (!e || !count)
 		return -FI_EINVAL;
-	ret = shm_atomic_query(dt, op, kind, &n, NULL);
+	ep = rdm_ep_of(e, &txf, &rxf);
+	ret = rdm_atomic_query(dt, op, kind, ep->atomic_max_bytes, &n, NULL);
 	if (ret)
 		return ret;
 	*count = n;
 	return 0;
 }
 
-static int shm_amo_writevalid(struct fid_ep *e, enum fi_datatype dt,
+static int rdm_amo_writevalid(struct fid_ep *e, enum fi_datatype dt,
 			      enum fi_op op, size_t *count)
 {
-	(void)e;
-	return shm_amo_valid(dt, op, SHM_ATOMIC_WRITE, count);
+	return rdm_amo_valid(e, dt, op, RDM_ATOMIC_WRITE, count);
 }
 
-static int shm_amo_readwritevalid(struct fid_ep *e, enum fi_datatype dt,
+static int rdm_amo_readwritevalid(struct fid_ep *e, enum fi_datatype dt,
 				  enum fi_op op, size_t *count)
 {
-	(void)e;
-	return shm_amo_valid(dt, op, SHM_ATOMIC_FETCH, count);
+	return rdm_amo_valid(e, dt, op, RDM_ATOMIC_FETCH, count);
 }
 
-static int shm_amo_compwritevalid(struct fid_ep *e, enum fi_datatype dt,
+static int rdm_amo_compwritevalid(struct fid_ep *e, enum fi_datatype dt,
 				  enum fi_op op, size_t *count)
 {
-	(void)e;
-	return shm_amo_valid(dt, op, SHM_ATOMIC_COMPARE, count);
+	return rdm_amo_valid(e, dt, op, RDM_ATOMIC_COMPARE, count);
 }
 
-const struct fi_ops_atomic shm_ep_atomic_ops = {
+const struct fi_ops_atomic rdm_ep_atomic_ops = {
 	.size = sizeof(struct fi_ops_atomic),
-	.write = shm_amo_write,
-	.writev = shm_amo_writev,
-	.writemsg = shm_amo_writemsg,
-	.inject = shm_amo_inject,
-	.readwrite = shm_amo_readwrite,
-	.readwritev = shm_amo_readwritev,
-	.readwritemsg = shm_amo_readwritemsg,
-	.compwrite = shm_amo_compwrite,
-	.compwritev = shm_amo_compwritev,
-	.compwritemsg = shm_amo_compwritemsg,
-	.writevalid = shm_amo_writevalid,
-	.readwritevalid = shm_amo_readwritevalid,
-	.compwritevalid = shm_amo_compwritevalid,
+	.write = rdm_amo_write,
+	.writev = rdm_amo_writev,
+	.writemsg = rdm_amo_writemsg,
+	.inject = rdm_amo_inject,
+	.readwrite = rdm_amo_readwrite,
+	.readwritev = rdm_amo_readwritev,
+	.readwritemsg = rdm_amo_readwritemsg,
+	.compwrite = rdm_amo_compwrite,
+	.compwritev = rdm_amo_compwritev,
+	.compwritemsg = rdm_amo_compwritemsg,
+	.writevalid = rdm_amo_writevalid,
+	.readwritevalid = rdm_amo_readwritevalid,
+	.compwritevalid = rdm_amo_compwritevalid,
 };
