@@ -17,7 +17,9 @@
 #include "pl_info.h"
 #include "pl_mr.h"
 #include "pl_poll.h"
+#include "rdm_rma.h"
 #include "rxm_ep.h"
+#include "rxm_params.h"
 #include "rxm_prov.h"
 
 static struct fi_ops rxm_domain_fid_ops;
@@ -93,6 +95,34 @@ static int rxm_domain_control(struct fid *fid, int command, void *arg)
 	return pl_mr_domain_control(&d->base, command, arg);
 }
 
+/* fi_query_atomic (rdm_rma.h): what one buffer carries. */
+static int rxm_domain_query_atomic(struct fid_domain *domain,
+				   enum fi_datatype dt, enum fi_op op,
+				   struct fi_atomic_attr *attr, uint64_t flags)
+{
+	if (!rxm_domain_of(domain ? &domain->fid : NULL))
+		return -FI_EINVAL;
+	return rdm_rma_query_atomic(
+		rxm_ep_atomic_max(rxm_params_get()->buffer_size), dt, op,
+		attr, flags);
+}
+
+/* The registration mode the domain runs in: the two bits that change
+ * what a peer names (fi_mr(3)), as the application's fi_info sets them
+ * (none: offsets and the application's keys, what rxm answers when
+ * asked nothing); the legacy FI_MR_BASIC means both. */
+static int rxm_domain_mr_mode(const struct fi_info *info, uint32_t version)
+{
+	int m = info->domain_attr->mr_mode;
+
+	if (m == FI_MR_BASIC || (m == FI_MR_UNSPEC &&
+				 FI_VERSION_LT(version, FI_VERSION(1, 5))))
+		return FI_MR_VIRT_ADDR | FI_MR_PROV_KEY;
+	if (m == FI_MR_SCALABLE)
+		return 0;
+	return m & (FI_MR_VIRT_ADDR | FI_MR_PROV_KEY);
+}
+
 static struct fi_ops rxm_domain_fid_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = rxm_domain_close,
@@ -113,7 +143,7 @@ static struct fi_ops_domain rxm_domain_ops = {
 	.poll_open = pl_poll_open,
 	.stx_ctx = pl_fid_nosys_domain_stx_ctx,
 	.srx_ctx = pl_fid_nosys_domain_srx_ctx,
-	.query_atomic = pl_fid_nosys_domain_query_atomic,
+	.query_atomic = rxm_domain_query_atomic,
 	.query_collective = pl_fid_nosys_domain_query_collective,
 	.endpoint2 = pl_fid_nosys_domain_endpoint2,
 };
@@ -197,7 +227,8 @@ int rxm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	ret = fi_domain(fab->core_fabric, d->core_info, &d->core_domain, d);
 	if (ret)
 		goto err_info;
-	ret = pl_domain_init(&d->base, fabric, info, version, 0, context);
+	ret = pl_domain_init(&d->base, fabric, info, version,
+			     rxm_domain_mr_mode(info, version), context);
 	if (ret)
 		goto err_core;
 	d->base.domain_fid.fid.ops = &rxm_domain_fid_ops;

@@ -95,6 +95,7 @@ static void rxm_ep_transport_close(struct rxm_ep *ep)
 	for (p = ep->peers; p; p = p->all_next) {
 		rxm_ep_tx_fail_peer(ep, p, -FI_ECANCELED);
 		rxm_ep_rx_fail_peer(ep, p, -FI_ECANCELED);
+		rxm_ep_rma_fail_peer(ep, p, -FI_ECANCELED);
 	}
 	if (ep->cm_open)
 		rxm_cm_close(&ep->cm);
@@ -277,6 +278,20 @@ static struct fi_ops_cm rxm_ep_cm_ops_tbl = {
 	.join = pl_fid_nosys_cm_join,
 };
 
+size_t rxm_ep_atomic_max(size_t buf_size)
+{
+	/* a compare request (header, rma header, 8-byte request, operands
+	 * and compare values) and its answer fit one buffer */
+	size_t room = buf_size - sizeof(struct rxm_hdr) -
+		      sizeof(struct rxm_rma_hdr) - sizeof(struct rdm_atomic_req);
+
+	if (buf_size < sizeof(struct rxm_hdr) + sizeof(struct rxm_rma_hdr) +
+		       sizeof(struct rdm_atomic_req))
+		return 0;
+	return room / 2 < RXM_ATOMIC_MAX_BYTES ? room / 2 :
+						 RXM_ATOMIC_MAX_BYTES;
+}
+
 int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 		struct fid_ep **ep_p, void *context)
 {
@@ -287,6 +302,8 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 		.rx_size = p->rx_size,
 		.iov_limit = RXM_IOV_LIMIT,
 		.inject_size = RXM_INJECT_SIZE,
+		.atomic_max_bytes = rxm_ep_atomic_max(p->buffer_size),
+		.rma_iov_local = RXM_IOV_LIMIT,
 	};
 	struct pl_domain *pd = pl_domain_of(domain);
 	struct rxm_ep *ep;
@@ -303,6 +320,7 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->dom = (struct rxm_domain *)pd;
 	ep->msg_rx_size = p->msg_rx_size;
 	ep->lim.buf_size = p->buffer_size;
+	ep->atomic_max = attr.atomic_max_bytes;
 	ep->lim.sar_limit = p->sar_limit;
 	ep->lim.max_msg_size = p->sar_limit;
 	if (info->ep_attr && info->ep_attr->max_msg_size &&
@@ -326,10 +344,10 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->rdm.base.ep_fid.fid.ops = &rxm_ep_fid_ops;
 	ep->rdm.base.ep_fid.ops = &rxm_ep_ops;
 	ep->rdm.base.ep_fid.cm = &rxm_ep_cm_ops_tbl;
-	/* not offered yet (rxm_info.c): every call answers -FI_ENOSYS */
-	ep->rdm.base.ep_fid.rma = (struct fi_ops_rma *)&pl_fid_nosys_rma_ops;
+	/* emulated over messages (rxm_ep_rma.c) */
+	ep->rdm.base.ep_fid.rma = (struct fi_ops_rma *)&rdm_ep_rma_ops;
 	ep->rdm.base.ep_fid.atomic =
-		(struct fi_ops_atomic *)&pl_fid_nosys_atomic_ops;
+		(struct fi_ops_atomic *)&rdm_ep_atomic_ops;
 	*ep_p = &ep->rdm.base.ep_fid;
 	return 0;
 }

@@ -29,6 +29,7 @@
 #include <rdma/fi_endpoint.h>
 
 #include "rdm_ep.h"
+#include "rdm_rma.h"
 #include "rxm_conn.h"
 #include "rxm_prov.h"
 #include "rxm_proto.h"
@@ -82,6 +83,22 @@ struct rxm_rx {
 					 * delivery (size bytes) */
 };
 
+/* An RMA or atomic request waiting for its target's answers
+ * (rxm_ep_rma.c): the peer's are answered in the order they were sent. */
+struct rxm_rma {
+	struct rxm_rma *next;
+	uint64_t id;			/* msg_id of its messages */
+	enum rdm_rma_kind kind;
+	void *context;			/* the core's (rdm_ep_tx_done) */
+	uint32_t acks;			/* acks still due */
+	int status;			/* first error */
+	uint64_t size;			/* read: bytes wanted; atomic:
+					 * result bytes (0: no fetch) */
+	uint64_t got;			/* read: bytes placed */
+	struct iovec iov[RDM_RMA_LOCAL_IOV_MAX];	/* result */
+	size_t iov_count;
+};
+
 /* What the endpoint keeps per peer (the connection's owner_data). */
 struct rxm_peer {
 	struct rxm_conn *conn;
@@ -89,6 +106,7 @@ struct rxm_peer {
 	struct rxm_peer *pend_next;		/* on ep->pend when txq */
 	bool on_pend;
 	struct rxm_rx *sar;		/* the segmented message arriving */
+	struct rxm_rma *rma_head, *rma_tail;	/* waiting for answers */
 	size_t rxb_posted;		/* buffers posted on the connection */
 	struct rxm_peer *all_next;	/* every peer of the endpoint */
 };
@@ -113,6 +131,7 @@ struct rxm_ep {
 	struct pl_progress_source cm_src;
 	bool cm_src_added;
 	struct rxm_proto_limits lim;
+	size_t atomic_max;		/* operand bytes of an atomic */
 	size_t msg_rx_size;
 	uint64_t next_msg_id;
 	struct rxm_peer *pend;		/* peers with queued tx buffers */
@@ -124,6 +143,9 @@ static inline struct rxm_ep *rxm_ep_of_rdm(struct rdm_ep *r)
 	return (struct rxm_ep *)r;	/* rdm is first */
 }
 
+/* rxm_ep.c: operand bytes of one atomic with buffers of buf_size */
+size_t rxm_ep_atomic_max(size_t buf_size);
+
 /* rxm_ep_transport.c */
 extern const struct rdm_transport_ops rxm_ep_transport_ops;
 extern const struct rxm_cm_ops rxm_ep_cm_ops;
@@ -131,6 +153,16 @@ extern const struct rxm_cm_ops rxm_ep_cm_ops;
 struct rxm_peer *rxm_ep_peer(struct rxm_ep *ep, struct rxm_conn *conn);
 
 /* rxm_ep_tx.c */
+void rxm_ep_hdr_fill(struct rxm_hdr *h, uint8_t op, uint16_t flags,
+		     uint32_t seg, uint64_t size, uint64_t tag,
+		     uint64_t cq_data, uint64_t msg_id);
+/* A tx buffer of len bytes (header included) for op (NULL: completes
+ * nothing when sent); NULL on ENOMEM. */
+struct rxm_txb *rxm_ep_txb_new(struct rxm_peer *peer, struct rxm_txop *op,
+			       size_t len);
+/* Queue the chain first..last on the peer and push what the core takes. */
+void rxm_ep_tx_queue(struct rxm_ep *ep, struct rxm_peer *peer,
+		     struct rxm_txb *first, struct rxm_txb *last);
 int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
 		   const struct rdm_tx_msg *msg);
 /* Push queued tx buffers to the core: the work done. */
@@ -154,6 +186,18 @@ int rxm_ep_rx_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 		      const struct iovec *iov, size_t count, void *ctx,
 		      uint64_t *len_p);
 void rxm_ep_rx_discard(struct rxm_ep *ep, struct rxm_rx *rx);
+
+/* rxm_ep_rma.c */
+/* The transport's rma op on a connected (or connecting) peer. */
+int rxm_ep_rma_start(struct rxm_ep *ep, struct rxm_peer *peer,
+		     const struct rdm_rma_msg *m);
+/* An RMA message arrived (checked by rxm_proto_check; payload plen
+ * bytes after the header): 0, or a protocol error (close). */
+int rxm_ep_rma_arrived(struct rxm_ep *ep, struct rxm_peer *peer,
+		       const struct rxm_hdr *h, const uint8_t *payload,
+		       size_t plen);
+/* The peer's connection ended: its requests fail with err. */
+void rxm_ep_rma_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err);
 
 /* Tell core CQ contexts apart: tx buffers and rx buffers both start
  * with a pointer, so the context is tagged by its completion's flags

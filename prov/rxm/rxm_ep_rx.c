@@ -244,10 +244,20 @@ void rxm_ep_rx_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb, size_t len)
 	case RXM_OP_SAR:
 		rxm_rx_sar(ep, rxb, &h, len);
 		return;
-	default:
+	case RXM_OP_RNDV_REQ:
+	case RXM_OP_RNDV_DONE:
 		/* rendezvous is not spoken yet by this side (rxm_proto.h) */
 		ret = -FI_EOPNOTSUPP;
 		goto bad;
+	default:
+		/* RMA and atomics: used up before the buffer goes back */
+		ret = rxm_ep_rma_arrived(ep, rxb->peer, &h,
+					 rxb->buf + sizeof(h),
+					 len - sizeof(h));
+		if (ret)
+			goto bad;
+		rxm_rx_repost(ep, rxb);
+		return;
 	}
 bad:
 	RXM_LOG_WARN(FI_LOG_EP_DATA, "bad message header (%d): closing the "

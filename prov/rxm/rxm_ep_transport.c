@@ -76,6 +76,7 @@ static void rxm_ep_cm_down(void *owner, struct rxm_conn *c, int err)
 	 * held comes back as error completions (rxm_ep_cq) */
 	rxm_ep_tx_fail_peer(ep, p, err);
 	rxm_ep_rx_fail_peer(ep, p, err);
+	rxm_ep_rma_fail_peer(ep, p, err);
 }
 
 const struct rxm_cm_ops rxm_ep_cm_ops = {
@@ -165,6 +166,22 @@ static int rxm_ep_transport_send(struct rdm_ep *r, void *tpeer,
 			return ret;
 	}
 	return rxm_ep_tx_send(ep, c->owner_data, msg);
+}
+
+static int rxm_ep_transport_rma(struct rdm_ep *r, void *tpeer,
+				const struct rdm_rma_msg *m)
+{
+	struct rxm_ep *ep = rxm_ep_of_rdm(r);
+	struct rxm_conn *c = tpeer;
+	int ret;
+
+	if (c->state == RXM_CONN_IDLE) {
+		/* as a send: the first request makes the connection */
+		ret = rxm_cm_connect(&ep->cm, c);
+		if (ret)
+			return ret;
+	}
+	return rxm_ep_rma_start(ep, c->owner_data, m);
 }
 
 static int rxm_ep_transport_rx_deliver(struct rdm_ep *r, void *trx,
@@ -257,6 +274,7 @@ const struct rdm_transport_ops rxm_ep_transport_ops = {
 	.rx_src = rxm_ep_transport_rx_src,
 	.rx_src_of = rxm_ep_transport_rx_src_of,
 	.rx_src_name = rxm_ep_transport_rx_src_name,
+	.rma = rxm_ep_transport_rma,
 	.poll = rxm_ep_transport_poll,
 	.arm = rxm_ep_transport_arm,
 	.idle = rxm_ep_transport_idle,

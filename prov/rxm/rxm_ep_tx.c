@@ -24,6 +24,21 @@ static void rxm_tx_pend(struct rxm_ep *ep, struct rxm_peer *peer)
 	ep->pend = peer;
 }
 
+void rxm_ep_hdr_fill(struct rxm_hdr *h, uint8_t op, uint16_t flags,
+		     uint32_t seg, uint64_t size, uint64_t tag,
+		     uint64_t cq_data, uint64_t msg_id)
+{
+	memset(h, 0, sizeof(*h));
+	h->version = RXM_PROTO_VERSION;
+	h->op = op;
+	h->flags = htole16(flags);
+	h->seg = htole32(seg);
+	h->size = htole64(size);
+	h->tag = htole64(tag);
+	h->cq_data = htole64(cq_data);
+	h->msg_id = htole64(msg_id);
+}
+
 static void rxm_tx_hdr(struct rxm_hdr *h, uint8_t op,
 		       const struct rdm_tx_msg *msg, uint64_t size,
 		       uint32_t seg, uint64_t msg_id)
@@ -34,16 +49,36 @@ static void rxm_tx_hdr(struct rxm_hdr *h, uint8_t op,
 		flags |= RXM_F_TAGGED;
 	if (msg->flags & RDM_TX_CQ_DATA)
 		flags |= RXM_F_CQ_DATA;
-	memset(h, 0, sizeof(*h));
-	h->version = RXM_PROTO_VERSION;
-	h->op = op;
-	h->flags = htole16(flags);
-	h->seg = htole32(seg);
-	h->size = htole64(size);
-	h->tag = htole64((msg->flags & RDM_TX_TAGGED) ? msg->tag : 0);
-	h->cq_data = htole64((msg->flags & RDM_TX_CQ_DATA) ?
-			     msg->cq_data : 0);
-	h->msg_id = htole64(msg_id);
+	rxm_ep_hdr_fill(h, op, flags, seg, size,
+			(msg->flags & RDM_TX_TAGGED) ? msg->tag : 0,
+			(msg->flags & RDM_TX_CQ_DATA) ? msg->cq_data : 0,
+			msg_id);
+}
+
+struct rxm_txb *rxm_ep_txb_new(struct rxm_peer *peer, struct rxm_txop *op,
+			       size_t len)
+{
+	struct rxm_txb *b = malloc(sizeof(*b) + len);
+
+	if (!b)
+		return NULL;
+	b->next = NULL;
+	b->peer = peer;
+	b->op = op;
+	b->len = len;
+	return b;
+}
+
+void rxm_ep_tx_queue(struct rxm_ep *ep, struct rxm_peer *peer,
+		     struct rxm_txb *first, struct rxm_txb *last)
+{
+	if (peer->txq_tail)
+		peer->txq_tail->next = first;
+	else
+		peer->txq_head = first;
+	peer->txq_tail = last;
+	rxm_tx_pend(ep, peer);
+	(void)rxm_ep_tx_flush(ep);
 }
 
 int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
@@ -70,13 +105,9 @@ int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
 	for (i = 0; i < nseg; i++) {
 		chunk = size - (uint64_t)i * per < per ?
 			size - (uint64_t)i * per : per;
-		b = malloc(sizeof(*b) + sizeof(struct rxm_hdr) + chunk);
+		b = rxm_ep_txb_new(peer, op, sizeof(struct rxm_hdr) + chunk);
 		if (!b)
 			goto err;
-		b->next = NULL;
-		b->peer = peer;
-		b->op = op;
-		b->len = sizeof(struct rxm_hdr) + chunk;
 		rxm_tx_hdr((struct rxm_hdr *)b->buf,
 			   nseg > 1 ? RXM_OP_SAR : RXM_OP_EAGER, msg, size,
 			   i, msg_id);
@@ -90,13 +121,7 @@ int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
 	}
 	/* the whole message queues at once, behind what was queued:
 	 * segments of two messages never interleave on a connection */
-	if (peer->txq_tail)
-		peer->txq_tail->next = first;
-	else
-		peer->txq_head = first;
-	peer->txq_tail = last;
-	rxm_tx_pend(ep, peer);
-	(void)rxm_ep_tx_flush(ep);
+	rxm_ep_tx_queue(ep, peer, first, last);
 	return 1;
 
 err:
@@ -154,6 +179,8 @@ void rxm_ep_tx_done(struct rxm_ep *ep, struct rxm_txb *txb, int status)
 	struct rxm_txop *op = txb->op;
 
 	free(txb);
+	if (!op)
+		return;	/* an RMA request or answer: its ack completes it */
 	if (status && !op->status)
 		op->status = status;
 	if (--op->left)

@@ -4,7 +4,8 @@
  * over each FI_EP_MSG entry of a core that carries messages at a socket
  * address. What it offers is what the endpoint does today (rxm_prov.h):
  * messages and tagged messages with the RDM core's matching, FI_SOURCE,
- * FI_DIRECTED_RECV, FI_MULTI_RECV and remote CQ data.
+ * FI_DIRECTED_RECV, FI_MULTI_RECV and remote CQ data; RMA and atomics
+ * emulated over messages (rxm_ep_rma.c), with FI_RMA_EVENT.
  */
 #include <stdlib.h>
 
@@ -15,9 +16,11 @@
 #include "rxm_params.h"
 #include "rxm_prov.h"
 
-#define RXM_TX_CAPS	(FI_MSG | FI_TAGGED | FI_SEND)
-#define RXM_RX_CAPS	(FI_MSG | FI_TAGGED | FI_RECV | FI_DIRECTED_RECV | \
-			 FI_SOURCE | FI_MULTI_RECV)
+#define RXM_TX_CAPS	(FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_SEND | \
+			 FI_READ | FI_WRITE)
+#define RXM_RX_CAPS	(FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_RECV | \
+			 FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT | \
+			 FI_DIRECTED_RECV | FI_SOURCE | FI_MULTI_RECV)
 #define RXM_DOM_CAPS	(FI_LOCAL_COMM | FI_REMOTE_COMM)
 
 static bool rxm_info_core_ok(const struct fi_info *core)
@@ -62,7 +65,7 @@ int rxm_info_get(uint32_t version, const char *node, const char *service,
 	i->tx_attr->inject_size = RXM_INJECT_SIZE;
 	i->tx_attr->size = p->tx_size;
 	i->tx_attr->iov_limit = RXM_IOV_LIMIT;
-	i->tx_attr->rma_iov_limit = 0;
+	i->tx_attr->rma_iov_limit = RDM_RMA_IOV_MAX;
 
 	i->rx_attr->caps = RXM_RX_CAPS;
 	i->rx_attr->mode = 0;
@@ -90,7 +93,9 @@ int rxm_info_get(uint32_t version, const char *node, const char *service,
 	i->domain_attr->data_progress = FI_PROGRESS_MANUAL;
 	i->domain_attr->resource_mgmt = FI_RM_ENABLED;
 	i->domain_attr->av_type = FI_AV_UNSPEC;
-	/* messages need no registration; MRs are the engine's */
+	/* messages need no registration; MRs are the engine's, and an
+	 * application asked nothing gets offsets and its own keys (the
+	 * domain runs in the mode its fi_info names, rxm_domain.c) */
 	i->domain_attr->mr_mode = 0;
 	i->domain_attr->mr_key_size = 8;
 	i->domain_attr->cq_data_size = 8;

@@ -29,6 +29,43 @@ void rxm_rndv_req_swap(struct rxm_rndv_req *r, uint32_t count)
 	}
 }
 
+void rxm_rma_hdr_swap(struct rxm_rma_hdr *r)
+{
+	r->addr = le64toh(r->addr);
+	r->key = le64toh(r->key);
+}
+
+/* RMA and atomic messages (rxm_proto.h): the exact length each names. */
+static int rxm_proto_check_rma(const struct rxm_hdr *h, size_t len,
+			       const struct rxm_proto_limits *lim)
+{
+	const size_t rh = sizeof(*h) + sizeof(struct rxm_rma_hdr);
+
+	if (len > lim->buf_size)
+		return -FI_EINVAL;
+	if (h->op != RXM_OP_WRITE && h->flags)
+		return -FI_EINVAL;
+	switch (h->op) {
+	case RXM_OP_WRITE:
+		if (h->flags & RXM_F_TAGGED)
+			return -FI_EINVAL;
+		return len >= rh && len - rh == h->size && h->size <= h->tag &&
+		       h->tag <= lim->max_msg_size ? 0 : -FI_EINVAL;
+	case RXM_OP_READ_REQ:
+		return len == rh && !h->seg ? 0 : -FI_EINVAL;
+	case RXM_OP_READ_RESP:
+		return !h->seg && len - sizeof(*h) == h->size &&
+		       h->tag + h->size >= h->tag ? 0 : -FI_EINVAL;
+	case RXM_OP_ATOMIC:
+		return !h->seg && len >= rh && len - rh == h->size &&
+		       h->size <= RXM_ATOMIC_REQ_MAX ? 0 : -FI_EINVAL;
+	default:	/* RXM_OP_RMA_ACK */
+		return len - sizeof(*h) == h->size &&
+		       h->size <= RXM_ATOMIC_MAX_BYTES &&
+		       h->seg <= RXM_ACK_ERRNO_MAX ? 0 : -FI_EINVAL;
+	}
+}
+
 static int rxm_proto_check_sar(const struct rxm_hdr *h, size_t len,
 			       const struct rxm_proto_limits *lim)
 {
@@ -57,6 +94,9 @@ int rxm_proto_check(const struct rxm_hdr *h, size_t len,
 	if (h->op < RXM_OP_EAGER || h->op > RXM_OP_MAX ||
 	    (h->flags & ~RXM_F_ALL) || h->size > lim->max_msg_size)
 		return -FI_EINVAL;
+	/* LAST belongs to RMA writes alone */
+	if ((h->flags & RXM_F_LAST) && h->op != RXM_OP_WRITE)
+		return -FI_EINVAL;
 	switch (h->op) {
 	case RXM_OP_EAGER:
 		if (h->seg || h->msg_id)
@@ -71,9 +111,11 @@ int rxm_proto_check(const struct rxm_hdr *h, size_t len,
 		    len > lim->buf_size)
 			return -FI_EINVAL;
 		return 0;
-	default:	/* RXM_OP_RNDV_DONE */
+	case RXM_OP_RNDV_DONE:
 		return (h->flags || h->seg || len != sizeof(*h)) ?
 		       -FI_EINVAL : 0;
+	default:
+		return rxm_proto_check_rma(h, len, lim);
 	}
 }
 

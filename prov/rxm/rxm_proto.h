@@ -18,7 +18,24 @@
  *              core registration); the receiver reads them with fi_read
  *              and answers RXM_OP_RNDV_DONE with the same msg_id, which
  *              completes the send.
- * Byte order: little endian.
+ *
+ * RMA and atomics (rdm_rma.h), emulated over messages: the request names
+ * the target's buffer in a struct rxm_rma_hdr after the header, and the
+ * target checks it against its own registrations (rdm_rma_check) before
+ * a byte moves. Every request is answered, in the order it came, by
+ * RXM_OP_RMA_ACK with its msg_id and a status (0 or a positive errno);
+ * the initiator's requests to one peer wait in that order (rxm_ep.h).
+ *   write      RXM_OP_WRITE chunks of at most a buffer each, in order:
+ *              size = the chunk's bytes, tag = the whole write's bytes,
+ *              seg = the chunk's number; RXM_F_LAST on the last (the
+ *              target's events), RXM_F_CQ_DATA with it; one ack a chunk.
+ *   read       RXM_OP_READ_REQ (size = bytes wanted); the target answers
+ *              RXM_OP_READ_RESP chunks (tag = offset, size = bytes), in
+ *              order, then the ack.
+ *   atomic     RXM_OP_ATOMIC carries struct rdm_atomic_req (size bytes);
+ *              the ack carries the old values (size bytes) of a fetch.
+ * Byte order: little endian (an atomic's operands: the job's own
+ * representation, fi_atomic(3)).
  */
 #ifndef PROPEL_RXM_PROTO_H
 #define PROPEL_RXM_PROTO_H
@@ -27,7 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RXM_PROTO_VERSION	1
+#define RXM_PROTO_VERSION	2	/* 2: RMA and atomics */
 #define RXM_RNDV_IOV_MAX	4	/* buffers one rendezvous names */
 
 enum rxm_op {
@@ -35,13 +52,26 @@ enum rxm_op {
 	RXM_OP_SAR = 2,
 	RXM_OP_RNDV_REQ = 3,
 	RXM_OP_RNDV_DONE = 4,
-	RXM_OP_MAX = RXM_OP_RNDV_DONE,
+	RXM_OP_WRITE = 5,
+	RXM_OP_READ_REQ = 6,
+	RXM_OP_READ_RESP = 7,
+	RXM_OP_ATOMIC = 8,
+	RXM_OP_RMA_ACK = 9,
+	RXM_OP_MAX = RXM_OP_RMA_ACK,
 };
 
 /* rxm_hdr.flags */
 #define RXM_F_TAGGED	(1u << 0)	/* tag is the message's tag */
 #define RXM_F_CQ_DATA	(1u << 1)	/* cq_data goes to the completion */
-#define RXM_F_ALL	(RXM_F_TAGGED | RXM_F_CQ_DATA)
+#define RXM_F_LAST	(1u << 2)	/* WRITE: the write's last chunk */
+#define RXM_F_ALL	(RXM_F_TAGGED | RXM_F_CQ_DATA | RXM_F_LAST)
+
+/* Operand bytes of one atomic request (fi_atomicvalid's count follows);
+ * a request is the 8-byte rdm_atomic_req header and up to twice this. */
+#define RXM_ATOMIC_MAX_BYTES	1024
+#define RXM_ATOMIC_REQ_MAX	(8 + 2 * RXM_ATOMIC_MAX_BYTES)
+/* Largest errno an ack carries. */
+#define RXM_ACK_ERRNO_MAX	4096
 
 struct rxm_hdr {
 	uint8_t version;	/* RXM_PROTO_VERSION */
@@ -56,6 +86,15 @@ struct rxm_hdr {
 				 * rendezvous); 0 for eager */
 };
 static_assert(sizeof(struct rxm_hdr) == 40, "rxm_hdr is 40 bytes");
+
+/* The target's buffer an RMA or atomic request names (after the
+ * header of WRITE, READ_REQ and ATOMIC). */
+struct rxm_rma_hdr {
+	uint64_t addr;		/* virtual address or offset, per the
+				 * target domain's mr_mode */
+	uint64_t key;
+};
+static_assert(sizeof(struct rxm_rma_hdr) == 16, "rxm_rma_hdr: 16 B");
 
 /* One sender buffer of a rendezvous request. */
 struct rxm_rndv_iov {
@@ -83,6 +122,7 @@ struct rxm_proto_limits {
  * in place. */
 void rxm_hdr_swap(struct rxm_hdr *h);
 void rxm_rndv_req_swap(struct rxm_rndv_req *r, uint32_t count);
+void rxm_rma_hdr_swap(struct rxm_rma_hdr *r);
 
 /*
  * Check a host-order header whose core message carried len bytes in all
@@ -91,7 +131,13 @@ void rxm_rndv_req_swap(struct rxm_rndv_req *r, uint32_t count);
  * eager: len == header + size; SAR: len <= buf_size, a segment that is
  * not past the message (seg * payload-per-segment < size), and exactly
  * the bytes that segment must carry; RNDV_REQ: len covers the count and
- * its entries; RNDV_DONE: header alone.
+ * its entries; RNDV_DONE: header alone; WRITE: header, rma header and
+ * size bytes within a buffer, size <= tag (the whole write); READ_REQ:
+ * header and rma header; READ_RESP: header and size bytes within a
+ * buffer, tag + size not wrapping; ATOMIC: header, rma header and size
+ * bytes, size <= RXM_ATOMIC_REQ_MAX; RMA_ACK: header and size bytes,
+ * size <= RXM_ATOMIC_MAX_BYTES, seg <= RXM_ACK_ERRNO_MAX. Only WRITE
+ * takes flags (CQ_DATA, LAST); the others none but the messages'.
  */
 int rxm_proto_check(const struct rxm_hdr *h, size_t len,
 		    const struct rxm_proto_limits *lim);

@@ -9,7 +9,8 @@
  * endpoint does and checked against our limits; what is accepted must
  * satisfy the rules rxm_proto.h states, the payload is then read as the
  * endpoint reads it (ASan catches a read past the message), and a
- * rendezvous request is copied and checked the same way.
+ * rendezvous request is copied and checked the same way; RMA and atomic
+ * messages name exactly the bytes their op carries.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -83,9 +84,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_REQUIRE(total == h.size);
 		}
 		break;
-	default:
+	case RXM_OP_RNDV_DONE:
 		FUZZ_REQUIRE(plen == 0 && !h.flags);
+		break;
+	case RXM_OP_WRITE:
+		FUZZ_REQUIRE(plen == sizeof(struct rxm_rma_hdr) + h.size);
+		FUZZ_REQUIRE(h.size <= h.tag && !(h.flags & RXM_F_TAGGED));
+		break;
+	case RXM_OP_READ_REQ:
+		FUZZ_REQUIRE(plen == sizeof(struct rxm_rma_hdr) && !h.flags);
+		break;
+	case RXM_OP_READ_RESP:
+		FUZZ_REQUIRE(plen == h.size && h.tag + h.size >= h.tag &&
+			     !h.flags);
+		break;
+	case RXM_OP_ATOMIC:
+		FUZZ_REQUIRE(plen == sizeof(struct rxm_rma_hdr) + h.size &&
+			     h.size <= RXM_ATOMIC_REQ_MAX && !h.flags);
+		break;
+	default:	/* RXM_OP_RMA_ACK */
+		FUZZ_REQUIRE(plen == h.size &&
+			     h.size <= RXM_ATOMIC_MAX_BYTES &&
+			     h.seg <= RXM_ACK_ERRNO_MAX && !h.flags);
 	}
+	if (h.flags & RXM_F_LAST)
+		FUZZ_REQUIRE(h.op == RXM_OP_WRITE);
 	/* what the endpoint does next: the payload bytes it was told of */
 	for (i = 0; i < plen; i++)
 		sum ^= msg[sizeof(h) + i];

@@ -50,8 +50,11 @@ static void test_eager(void **s)
 	h.msg_id = 9;		/* eager names no message id */
 	assert_int_equal(rxm_proto_check(&h, len, &lim), -FI_EINVAL);
 	h.msg_id = 0;
-	h.version = 2;
+	h.version = RXM_PROTO_VERSION + 1;
 	assert_int_equal(rxm_proto_check(&h, len, &lim), -FI_ENOPROTOOPT);
+	h.version = RXM_PROTO_VERSION;
+	h.flags = RXM_F_LAST;	/* a write's flag */
+	assert_int_equal(rxm_proto_check(&h, len, &lim), -FI_EINVAL);
 	h = hdr(0, 0);
 	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
 	h = hdr(RXM_OP_MAX + 1, 0);
@@ -206,12 +209,69 @@ static void test_cm(void **s)
 	assert_int_equal(rxm_cm_parse(raw, sizeof(raw), &m), -FI_EINVAL);
 }
 
+/* RMA and atomic messages: the exact lengths rxm_proto.h states. */
+static void test_rma(void **s)
+{
+	const size_t rh = sizeof(struct rxm_hdr) + sizeof(struct rxm_rma_hdr);
+	struct rxm_hdr h = hdr(RXM_OP_WRITE, 100);
+
+	(void)s;
+	h.tag = 1000;		/* the whole write */
+	assert_int_equal(rxm_proto_check(&h, rh + 100, &lim), 0);
+	h.flags = RXM_F_LAST | RXM_F_CQ_DATA;
+	assert_int_equal(rxm_proto_check(&h, rh + 100, &lim), 0);
+	h.flags = RXM_F_TAGGED;	/* no tag on a write */
+	assert_int_equal(rxm_proto_check(&h, rh + 100, &lim), -FI_EINVAL);
+	h.flags = 0;
+	assert_int_equal(rxm_proto_check(&h, rh + 99, &lim), -FI_EINVAL);
+	assert_int_equal(rxm_proto_check(&h, rh + 101, &lim), -FI_EINVAL);
+	h.tag = 99;		/* a chunk larger than its write */
+	assert_int_equal(rxm_proto_check(&h, rh + 100, &lim), -FI_EINVAL);
+	h = hdr(RXM_OP_WRITE, lim.buf_size);	/* past one buffer */
+	h.tag = lim.buf_size;
+	assert_int_equal(rxm_proto_check(&h, rh + lim.buf_size, &lim),
+			 -FI_EINVAL);
+
+	h = hdr(RXM_OP_READ_REQ, 1ull << 30);	/* any size to max_msg */
+	assert_int_equal(rxm_proto_check(&h, rh, &lim), 0);
+	assert_int_equal(rxm_proto_check(&h, rh + 1, &lim), -FI_EINVAL);
+	h.flags = RXM_F_CQ_DATA;
+	assert_int_equal(rxm_proto_check(&h, rh, &lim), -FI_EINVAL);
+
+	h = hdr(RXM_OP_READ_RESP, 10);
+	h.tag = 5000;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 10, &lim), 0);
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 9, &lim),
+			 -FI_EINVAL);
+	h.tag = UINT64_MAX - 3;	/* offset + size wraps */
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 10, &lim),
+			 -FI_EINVAL);
+
+	h = hdr(RXM_OP_ATOMIC, 8 + 16);
+	assert_int_equal(rxm_proto_check(&h, rh + 24, &lim), 0);
+	h = hdr(RXM_OP_ATOMIC, RXM_ATOMIC_REQ_MAX + 1);
+	assert_int_equal(rxm_proto_check(&h, rh + RXM_ATOMIC_REQ_MAX + 1,
+					 &lim), -FI_EINVAL);
+
+	h = hdr(RXM_OP_RMA_ACK, 8);
+	h.seg = FI_EACCES;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 8, &lim), 0);
+	h.seg = RXM_ACK_ERRNO_MAX + 1;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 8, &lim),
+			 -FI_EINVAL);
+	h = hdr(RXM_OP_RMA_ACK, RXM_ATOMIC_MAX_BYTES + 1);
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) +
+					 RXM_ATOMIC_MAX_BYTES + 1, &lim),
+			 -FI_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_eager),
 		cmocka_unit_test(test_sar),
 		cmocka_unit_test(test_rndv),
+		cmocka_unit_test(test_rma),
 		cmocka_unit_test(test_cm),
 	};
 

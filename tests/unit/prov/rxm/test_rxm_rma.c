@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * RMA and atomics on ofi_rxm over tcp (127.0.0.1), through the public
+ * API only: endpoint A reads, writes and applies atomics to memory that
+ * endpoint B registered, in this process (rxm_test.h).
+ *
+ *   rma        B's domain in the mode an application that asks nothing
+ *              gets (mr_mode 0: offsets into the registration, keys the
+ *              application chose)
+ *   rma_virt   FI_MR_VIRT_ADDR | FI_MR_PROV_KEY: virtual addresses and
+ *              the provider's keys
+ *     each: writes from 0 bytes to several buffers' worth (checked at
+ *     B), a read of all of it back, writedata (B's CQ gets the data),
+ *     writemsg over two remote buffers, readv into three local pieces,
+ *     an inject write then a read that sees it; refusals (unknown key,
+ *     out of range, no remote write on a read-only region), each an
+ *     error completion at A with B's memory unchanged; atomics (sum,
+ *     fetch-sum, compare-swap, a fetching read with no operand, one on
+ *     a read-only region refused); B's FI_REMOTE_WRITE counter counts
+ *     each write once, whatever its size.
+ *   rma_gone   A's read waits for B, which closes without answering: the
+ *              read completes in error (the connection's end), nothing
+ *              is lost.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "rxm_test.h"
+
+#define TGT	(5 * 16384 + 999)	/* several buffers of the default */
+#define RW_KEY	7
+#define RO_KEY	8
+
+struct target {
+	uint8_t *mem, *ro;
+	struct fid_mr *mr, *ro_mr;
+	struct fid_cntr *wcntr;
+	uint64_t key, ro_key;
+	bool virt;
+};
+
+static uint64_t raddr(const struct target *t, const void *base, size_t off)
+{
+	return t->virt ? (uint64_t)(uintptr_t)base + off : off;
+}
+
+/* B's registrations and its remote write counter, bound before B's
+ * endpoint is enabled (ep_open_with). */
+static void target_open(struct ep *b, void *arg)
+{
+	struct target *t = arg;
+	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP };
+
+	t->mem = calloc(1, TGT);
+	t->ro = calloc(1, 4096);
+	CHECK(t->mem && t->ro);
+	CHECK_EQ(fi_mr_reg(b->domain, t->mem, TGT,
+			   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, RW_KEY, 0,
+			   &t->mr, NULL), 0);
+	CHECK_EQ(fi_mr_reg(b->domain, t->ro, 4096, FI_REMOTE_READ, 0, RO_KEY,
+			   0, &t->ro_mr, NULL), 0);
+	/* the mode the domain runs in is the fi_info's */
+	CHECK_EQ(!!(b->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR),
+		 t->virt);
+	t->key = fi_mr_key(t->mr);
+	t->ro_key = fi_mr_key(t->ro_mr);
+	if (!t->virt) {
+		/* the keys the application asked for */
+		CHECK_EQ(t->key, RW_KEY);
+		CHECK_EQ(t->ro_key, RO_KEY);
+	}
+	CHECK_EQ(fi_cntr_open(b->domain, &ca, &t->wcntr, NULL), 0);
+	CHECK_EQ(fi_ep_bind(b->ep, &t->wcntr->fid, FI_REMOTE_WRITE), 0);
+	b->extra[b->nextra++] = &t->wcntr->fid;
+}
+
+static void target_close(struct target *t)
+{
+	CHECK_EQ(fi_close(&t->mr->fid), 0);
+	CHECK_EQ(fi_close(&t->ro_mr->fid), 0);
+	free(t->mem);
+	free(t->ro);
+}
+
+/* Post until the endpoint takes it, driving both meanwhile. */
+#define POST(all, call)                                                 \
+	do {                                                            \
+		ssize_t r_;                                             \
+		while ((r_ = (call)) == -FI_EAGAIN)                     \
+			drive(all, 2);                                  \
+		CHECK_EQ(r_, 0);                                        \
+	} while (0)
+
+/* A's completion of the operation posted with ctx: 0 or its error. */
+static int done(struct ep **all, void *ctx, uint64_t flags)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+
+	if (wait_one(all, 2, all[0]->cq, &e, &err, NULL) < 0) {
+		CHECK(err.op_context == ctx);
+		return err.err;
+	}
+	CHECK(e.op_context == ctx);
+	CHECK_EQ(e.flags & flags, flags);
+	return 0;
+}
+
+static void rma_data(struct ep **all, fi_addr_t dest, struct target *t)
+{
+	static const size_t sizes[] = { 0, 1, 1000, 16384, TGT };
+	uint8_t *out = malloc(TGT), *in = malloc(TGT);
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct ep *a = all[0], *b = all[1];
+	size_t i, writes = 0;
+
+	CHECK(out && in);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		phase = "write, each size";
+		fill(out, sizes[i], (unsigned)i + 1);
+		POST(all, fi_write(a->ep, out, sizes[i], NULL, dest,
+				   raddr(t, t->mem, 0), t->key, out));
+		CHECK_EQ(done(all, out, FI_RMA | FI_WRITE), 0);
+		CHECK(!memcmp(t->mem, out, sizes[i]));
+		writes++;
+	}
+	phase = "read it all back";
+	memset(in, 0, TGT);
+	POST(all, fi_read(a->ep, in, TGT, NULL, dest, raddr(t, t->mem, 0),
+			  t->key, in));
+	CHECK_EQ(done(all, in, FI_RMA | FI_READ), 0);
+	CHECK(!memcmp(in, t->mem, TGT));
+
+	phase = "writedata: the data at B";
+	fill(out, 300, 9);
+	POST(all, fi_writedata(a->ep, out, 300, NULL, 0xabcdef, dest,
+			       raddr(t, t->mem, 64), t->key, out));
+	CHECK_EQ(done(all, out, FI_RMA | FI_WRITE), 0);
+	writes++;
+	CHECK_EQ(wait_one(all, 2, b->cq, &e, &err, NULL), 1);
+	CHECK_EQ(e.flags, FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA);
+	CHECK_EQ(e.data, 0xabcdef);
+	CHECK_EQ(e.len, 300);
+	CHECK(!memcmp(t->mem + 64, out, 300));
+
+	phase = "writemsg over two remote buffers";
+	{
+		struct iovec iov[2] = { { out, 30 }, { out + 30, 70 } };
+		struct fi_rma_iov rma[2] = {
+			{ raddr(t, t->mem, 100), 50, t->key },
+			{ raddr(t, t->mem, 5000), 50, t->key },
+		};
+		struct fi_msg_rma msg = {
+			.msg_iov = iov, .iov_count = 2, .addr = dest,
+			.rma_iov = rma, .rma_iov_count = 2, .context = iov,
+		};
+
+		fill(out, 100, 11);
+		POST(all, fi_writemsg(a->ep, &msg, FI_COMPLETION));
+		CHECK_EQ(done(all, iov, FI_RMA | FI_WRITE), 0);
+		CHECK(!memcmp(t->mem + 100, out, 50));
+		CHECK(!memcmp(t->mem + 5000, out + 50, 50));
+		writes += 2;	/* one request per remote buffer */
+	}
+
+	phase = "readv into three pieces";
+	{
+		struct iovec iov[3] = { { in, 10 }, { in + 100, 20000 },
+					{ in + 30000, 5 } };
+
+		memset(in, 0, TGT);
+		POST(all, fi_readv(a->ep, iov, NULL, 3, dest,
+				   raddr(t, t->mem, 7), t->key, iov));
+		CHECK_EQ(done(all, iov, FI_RMA | FI_READ), 0);
+		CHECK(!memcmp(in, t->mem + 7, 10));
+		CHECK(!memcmp(in + 100, t->mem + 17, 20000));
+		CHECK(!memcmp(in + 30000, t->mem + 20017, 5));
+	}
+
+	phase = "inject write, then a read that sees it";
+	fill(out, 8, 21);
+	POST(all, fi_inject_write(a->ep, out, 8, dest, raddr(t, t->mem, 900),
+				  t->key));
+	writes++;
+	memset(out + 8, 0, 8);
+	POST(all, fi_read(a->ep, out + 8, 8, NULL, dest,
+			  raddr(t, t->mem, 900), t->key, in));
+	CHECK_EQ(done(all, in, FI_RMA | FI_READ), 0);
+	CHECK(!memcmp(out, out + 8, 8));
+
+	phase = "B's remote write counter: once a write";
+	CHECK_EQ(fi_cntr_read(t->wcntr), writes);
+	free(out);
+	free(in);
+}
+
+static void rma_refusals(struct ep **all, fi_addr_t dest, struct target *t)
+{
+	uint8_t *copy = malloc(TGT), out[64] = { 1, 2, 3 }, in[64];
+	struct ep *a = all[0];
+
+	CHECK(copy);
+	memcpy(copy, t->mem, TGT);
+	phase = "refused: unknown key";
+	POST(all, fi_write(a->ep, out, 8, NULL, dest, raddr(t, t->mem, 0),
+			   t->key + t->ro_key + 1000, out));
+	CHECK_EQ(done(all, out, 0), FI_EKEYREJECTED);
+	POST(all, fi_read(a->ep, in, 8, NULL, dest, raddr(t, t->mem, 0),
+			  t->key + t->ro_key + 1000, in));
+	CHECK_EQ(done(all, in, 0), FI_EKEYREJECTED);
+	phase = "refused: past the registration";
+	POST(all, fi_write(a->ep, out, 8, NULL, dest,
+			   raddr(t, t->mem, TGT - 4), t->key, out));
+	CHECK_EQ(done(all, out, 0), FI_EACCES);
+	phase = "refused: write to a read-only region";
+	POST(all, fi_write(a->ep, out, 8, NULL, dest, raddr(t, t->ro, 0),
+			   t->ro_key, out));
+	CHECK_EQ(done(all, out, 0), FI_EACCES);
+	CHECK(!memcmp(copy, t->mem, TGT));
+	for (size_t i = 0; i < 4096; i++)
+		CHECK_EQ(t->ro[i], 0);
+	phase = "a read of the read-only region is fine";
+	POST(all, fi_read(a->ep, in, 8, NULL, dest, raddr(t, t->ro, 0),
+			  t->ro_key, in));
+	CHECK_EQ(done(all, in, FI_RMA | FI_READ), 0);
+	free(copy);
+}
+
+static void rma_atomics(struct ep **all, fi_addr_t dest, struct target *t)
+{
+	uint64_t v, res, cmp, *word = (uint64_t *)(void *)t->mem;
+	struct fi_atomic_attr attr;
+	struct ep *a = all[0];
+	size_t count = 0;
+
+	CHECK_EQ(fi_atomicvalid(a->ep, FI_UINT64, FI_SUM, &count), 0);
+	CHECK(count >= 1);
+	CHECK_EQ(fi_query_atomic(all[1]->domain, FI_UINT64, FI_CSWAP, &attr,
+				 FI_COMPARE_ATOMIC), 0);
+	CHECK_EQ(attr.size, 8);
+	*word = 10;
+	phase = "atomic sum";
+	v = 5;
+	POST(all, fi_atomic(a->ep, &v, 1, NULL, dest, raddr(t, t->mem, 0),
+			    t->key, FI_UINT64, FI_SUM, &v));
+	CHECK_EQ(done(all, &v, FI_ATOMIC | FI_WRITE), 0);
+	CHECK_EQ(*word, 15);
+	phase = "fetch and add";
+	v = 1;
+	res = 0;
+	POST(all, fi_fetch_atomic(a->ep, &v, 1, NULL, &res, NULL, dest,
+				  raddr(t, t->mem, 0), t->key, FI_UINT64,
+				  FI_SUM, &res));
+	CHECK_EQ(done(all, &res, FI_ATOMIC | FI_READ), 0);
+	CHECK_EQ(res, 15);
+	CHECK_EQ(*word, 16);
+	phase = "compare and swap";
+	v = 100;
+	cmp = 16;
+	POST(all, fi_compare_atomic(a->ep, &v, 1, NULL, &cmp, NULL, &res,
+				    NULL, dest, raddr(t, t->mem, 0), t->key,
+				    FI_UINT64, FI_CSWAP, &cmp));
+	CHECK_EQ(done(all, &cmp, FI_ATOMIC | FI_READ), 0);
+	CHECK_EQ(res, 16);
+	CHECK_EQ(*word, 100);
+	phase = "fetching read with no operand";
+	res = 0;
+	POST(all, fi_fetch_atomic(a->ep, NULL, 1, NULL, &res, NULL, dest,
+				  raddr(t, t->mem, 0), t->key, FI_UINT64,
+				  FI_ATOMIC_READ, &res));
+	CHECK_EQ(done(all, &res, FI_ATOMIC | FI_READ), 0);
+	CHECK_EQ(res, 100);
+	phase = "refused: a sum on a read-only region";
+	POST(all, fi_atomic(a->ep, &v, 1, NULL, dest, raddr(t, t->ro, 0),
+			    t->ro_key, FI_UINT64, FI_SUM, &v));
+	CHECK_EQ(done(all, &v, 0), FI_EACCES);
+	CHECK_EQ(*(uint64_t *)(void *)t->ro, 0);
+}
+
+static int scn_rma(bool virt)
+{
+	int mode = virt ? FI_MR_VIRT_ADDR | FI_MR_PROV_KEY : 0;
+	struct ep a, b, *all[2] = { &a, &b };
+	struct target t = { .virt = virt };
+	fi_addr_t b_at_a;
+
+	ep_open_caps(&a, FI_RMA | FI_ATOMIC | FI_RMA_EVENT, mode);
+	ep_open_with(&b, FI_RMA | FI_ATOMIC | FI_RMA_EVENT, mode, target_open,
+		     &t);
+	CHECK(a.info->caps & FI_RMA && a.info->caps & FI_ATOMIC);
+	b_at_a = insert(&a, &b);
+	(void)insert(&b, &a);
+	rma_data(all, b_at_a, &t);
+	rma_refusals(all, b_at_a, &t);
+	rma_atomics(all, b_at_a, &t);
+	target_close(&t);
+	ep_close(&a);
+	ep_close(&b);
+	return 0;
+}
+
+static int scn_gone(void)
+{
+	struct ep a, b, *all[2] = { &a, &b }, *only_a[2] = { &a, &a };
+	uint8_t in[64];
+	struct target t = { .virt = false };
+	fi_addr_t b_at_a;
+
+	ep_open_caps(&a, FI_RMA, 0);
+	ep_open_with(&b, FI_RMA | FI_RMA_EVENT, 0, target_open, &t);
+	b_at_a = insert(&a, &b);
+	phase = "a first read connects";
+	POST(all, fi_read(a.ep, in, 8, NULL, b_at_a, 0, t.key, in));
+	CHECK_EQ(done(all, in, FI_RMA | FI_READ), 0);
+	phase = "a read B never answers: B closes";
+	POST(all, fi_read(a.ep, in, 8, NULL, b_at_a, 0, t.key, in + 1));
+	target_close(&t);
+	ep_close(&b);
+	CHECK(done(only_a, in + 1, 0) != 0);
+	ep_close(&a);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	rxm_test_start();
+	if (argc == 2 && !strcmp(argv[1], "rma"))
+		return scn_rma(false);
+	if (argc == 2 && !strcmp(argv[1], "rma_virt"))
+		return scn_rma(true);
+	if (argc == 2 && !strcmp(argv[1], "rma_gone"))
+		return scn_gone();
+	fprintf(stderr, "usage: %s rma|rma_virt|rma_gone\n", argv[0]);
+	return 2;
+}
