@@ -19,8 +19,10 @@
 #include "pl_atomic.h"
 #include "pl_fid_nosys.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 struct pl_cntr {
 	struct fid_cntr cntr;
@@ -128,11 +130,40 @@ static bool pl_cntr_wait_pred(struct pl_waitable *w, void *arg)
 	       pl_load_acquire(&c->value) >= *(const uint64_t *)arg;
 }
 
+static int64_t pl_cntr_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A counter without a wait object has nothing to sleep on: the wait
+ * polls (driving manual progress) and yields the CPU between polls, as
+ * clients written for the reference expect of fi_cntr_wait there. */
+static int pl_cntr_wait_poll(struct pl_cntr *c, uint64_t threshold,
+			     int timeout)
+{
+	int64_t deadline = timeout < 0 ? INT64_MAX :
+			   pl_cntr_now_ms() + timeout;
+
+	for (;;) {
+		pl_cntr_progress(c);
+		if (pl_cntr_unread_err(c))
+			return -FI_EAVAIL;
+		if (pl_load_acquire(&c->value) >= threshold)
+			return 0;
+		if (pl_cntr_now_ms() >= deadline)
+			return -FI_ETIMEDOUT;
+		sched_yield();
+	}
+}
+
 /*
  * fi_cntr(3): 0 once value >= threshold; -FI_EAVAIL when the error count
  * changed since the application last read it (a change while waiting
- * unblocks the waiter); -FI_ETIMEDOUT; -FI_EINVAL for FI_WAIT_NONE and
- * FI_WAIT_SET counters.
+ * unblocks the waiter); -FI_ETIMEDOUT; -FI_EINVAL for FI_WAIT_SET
+ * counters (the set is what one waits on). FI_WAIT_NONE polls.
  */
 static int pl_cntr_wait(struct fid_cntr *fc, uint64_t threshold, int timeout)
 {
@@ -140,8 +171,10 @@ static int pl_cntr_wait(struct fid_cntr *fc, uint64_t threshold, int timeout)
 	enum fi_wait_obj kind = pl_waitable_kind(&c->w);
 	int ret;
 
-	if (kind == FI_WAIT_NONE || kind == FI_WAIT_SET)
+	if (kind == FI_WAIT_SET)
 		return -FI_EINVAL;
+	if (kind == FI_WAIT_NONE)
+		return pl_cntr_wait_poll(c, threshold, timeout);
 	ret = pl_waitable_wait_until(&c->w, timeout, pl_cntr_wait_pred,
 				     &threshold);
 	if (ret == -FI_EAGAIN)

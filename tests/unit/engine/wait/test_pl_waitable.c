@@ -87,6 +87,25 @@ static void test_interrupt(void **s)
 	pl_waitable_fini(&o.w);
 }
 
+/* A counter without a wait object: fi_cntr_wait polls (what clients of
+ * the reference, fabtests' fi_multi_mr among them, rely on). */
+static void test_cntr_wait_none(void **s)
+{
+	struct fi_cntr_attr attr = { .events = FI_CNTR_EVENTS_COMP,
+				     .wait_obj = FI_WAIT_NONE };
+	struct fid_cntr *c;
+
+	(void)s;
+	assert_int_equal(pl_cntr_open(NULL, &attr, &c, NULL), 0);
+	assert_int_equal(fi_cntr_wait(c, 1, 10), -FI_ETIMEDOUT);
+	pl_cntr_inc(c);
+	assert_int_equal(fi_cntr_wait(c, 1, 10), 0);
+	pl_cntr_inc_err(c);
+	assert_int_equal(fi_cntr_wait(c, 5, -1), -FI_EAVAIL);
+	assert_int_equal(fi_cntr_readerr(c), 1);
+	assert_int_equal(fi_close(&c->fid), 0);
+}
+
 static void test_cntr(void **s)
 {
 	struct fi_cntr_attr attr = { .events = FI_CNTR_EVENTS_COMP,
@@ -335,6 +354,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_kind),
 		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_cntr_wait_none),
 		cmocka_unit_test(test_fd_timeout_then_ready),
 		cmocka_unit_test(test_interrupt),
 		cmocka_unit_test(test_cntr),
