@@ -167,7 +167,9 @@ static int rxm_domain_core_info(struct rxm_fabric *fab,
 	if (!hints)
 		return ret;
 	hints->ep_attr->type = FI_EP_MSG;
-	hints->caps = FI_MSG;
+	/* remote reads carry rendezvous (rxm_ep_rndv.c); a core without
+	 * them is asked again for messages alone */
+	hints->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ;
 	hints->addr_format = info->addr_format;
 	if (info->src_addr && info->src_addrlen) {
 		hints->src_addr = malloc(info->src_addrlen);
@@ -185,6 +187,11 @@ static int rxm_domain_core_info(struct rxm_fabric *fab,
 	hints->mode = ~0ULL;
 	ret = fi_getinfo_1_3(version, NULL, NULL, PL_GETINFO_CORE_ONLY, hints,
 			     &core);
+	if (ret == -FI_ENODATA) {
+		hints->caps = FI_MSG;
+		ret = fi_getinfo_1_3(version, NULL, NULL,
+				     PL_GETINFO_CORE_ONLY, hints, &core);
+	}
 	if (!ret) {
 		/* the first answer; the rest are other addresses */
 		fi_freeinfo_1_3(core->next);

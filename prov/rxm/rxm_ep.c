@@ -96,6 +96,7 @@ static void rxm_ep_transport_close(struct rxm_ep *ep)
 		rxm_ep_tx_fail_peer(ep, p, -FI_ECANCELED);
 		rxm_ep_rx_fail_peer(ep, p, -FI_ECANCELED);
 		rxm_ep_rma_fail_peer(ep, p, -FI_ECANCELED);
+		rxm_ep_rndv_fail_peer(ep, p, -FI_ECANCELED);
 	}
 	if (ep->cm_open)
 		rxm_cm_close(&ep->cm);
@@ -108,6 +109,9 @@ static void rxm_ep_transport_close(struct rxm_ep *ep)
 				break;
 			if (err.flags & FI_RECV)
 				free(err.op_context);
+			else if (err.flags & FI_READ)
+				rxm_ep_rndv_read_done(ep, err.op_context,
+						      -FI_ECANCELED);
 			else if (err.flags & FI_SEND)
 				rxm_ep_tx_done(ep, err.op_context,
 					       -FI_ECANCELED);
@@ -118,6 +122,8 @@ static void rxm_ep_transport_close(struct rxm_ep *ep)
 		for (i = 0; i < n; i++) {
 			if (e[i].flags & FI_RECV)
 				free(e[i].op_context);
+			else if (e[i].flags & FI_READ)
+				rxm_ep_rndv_read_done(ep, e[i].op_context, 0);
 			else if (e[i].flags & FI_SEND)
 				rxm_ep_tx_done(ep, e[i].op_context, 0);
 		}
@@ -322,7 +328,8 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->lim.buf_size = p->buffer_size;
 	ep->atomic_max = attr.atomic_max_bytes;
 	ep->lim.sar_limit = p->sar_limit;
-	ep->lim.max_msg_size = p->sar_limit;
+	ep->rndv = rxm_domain_rndv(ep->dom);
+	ep->lim.max_msg_size = rxm_max_msg_size(ep->dom->core_info);
 	if (info->ep_attr && info->ep_attr->max_msg_size &&
 	    info->ep_attr->max_msg_size < ep->lim.max_msg_size)
 		ep->lim.max_msg_size = info->ep_attr->max_msg_size;

@@ -81,6 +81,25 @@ struct rxm_rx {
 	size_t pending_len;
 	uint8_t *staged;		/* eager data, or segments before
 					 * delivery (size bytes) */
+	/* rendezvous (rxm_ep_rndv.c): the sender's buffers, where the read
+	 * is posted, and its state */
+	bool rndv;
+	bool reading;			/* a core read is posted */
+	struct fid_ep *read_ep;		/* the connection it came on */
+	struct rxm_rndv_req req;	/* host order, checked */
+	struct rxm_rx *rndv_next;	/* the peer's unfinished ones */
+	struct rxm_rx *wait_next;	/* ep->rndv_wait */
+	bool on_wait;
+};
+
+/* A rendezvous send waiting for its receiver's RNDV_DONE: the core
+ * registrations of the application's buffers it names. */
+struct rxm_rndv_tx {
+	struct rxm_rndv_tx *next;	/* the peer's */
+	uint64_t msg_id;
+	struct rxm_txop *op;
+	struct fid_mr *mr[RXM_RNDV_IOV_MAX];
+	size_t nmr;
 };
 
 /* An RMA or atomic request waiting for its target's answers
@@ -107,6 +126,8 @@ struct rxm_peer {
 	bool on_pend;
 	struct rxm_rx *sar;		/* the segmented message arriving */
 	struct rxm_rma *rma_head, *rma_tail;	/* waiting for answers */
+	struct rxm_rndv_tx *rndv_tx;	/* rendezvous sends waiting */
+	struct rxm_rx *rndv_rx;		/* rendezvous receptions unfinished */
 	size_t rxb_posted;		/* buffers posted on the connection */
 	struct rxm_peer *all_next;	/* every peer of the endpoint */
 };
@@ -135,6 +156,10 @@ struct rxm_ep {
 	size_t msg_rx_size;
 	uint64_t next_msg_id;
 	struct rxm_peer *pend;		/* peers with queued tx buffers */
+	/* rendezvous: offered (the core reads remote memory, rxm_domain),
+	 * and the receptions whose core read waits for room */
+	bool rndv;
+	struct rxm_rx *rndv_wait;
 	struct rxm_peer *peers;		/* all, freed at close */
 };
 
@@ -156,6 +181,10 @@ struct rxm_peer *rxm_ep_peer(struct rxm_ep *ep, struct rxm_conn *conn);
 void rxm_ep_hdr_fill(struct rxm_hdr *h, uint8_t op, uint16_t flags,
 		     uint32_t seg, uint64_t size, uint64_t tag,
 		     uint64_t cq_data, uint64_t msg_id);
+/* The header of an application message (its tag, data and flags). */
+void rxm_ep_msg_hdr(struct rxm_hdr *h, uint8_t op,
+		    const struct rdm_tx_msg *msg, uint64_t size,
+		    uint32_t seg, uint64_t msg_id);
 /* A tx buffer of len bytes (header included) for op (NULL: completes
  * nothing when sent); NULL on ENOMEM. */
 struct rxm_txb *rxm_ep_txb_new(struct rxm_peer *peer, struct rxm_txop *op,
@@ -186,6 +215,25 @@ int rxm_ep_rx_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 		      const struct iovec *iov, size_t count, void *ctx,
 		      uint64_t *len_p);
 void rxm_ep_rx_discard(struct rxm_ep *ep, struct rxm_rx *rx);
+
+/* rxm_ep_rndv.c: messages above the SAR limit (rxm_proto.h) */
+int rxm_ep_rndv_send(struct rxm_ep *ep, struct rxm_peer *peer,
+		     const struct rdm_tx_msg *msg, uint64_t size);
+/* RNDV_REQ (its buffers checked here) and RNDV_DONE arriving: 0 or a
+ * protocol error (close). rxb is the caller's to repost. */
+int rxm_ep_rndv_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb,
+			const struct rxm_hdr *h, size_t len);
+int rxm_ep_rndv_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
+			const struct iovec *iov, size_t count, void *ctx,
+			uint64_t *len_p);
+void rxm_ep_rndv_discard(struct rxm_ep *ep, struct rxm_rx *rx);
+/* A core read of rx completed (status 0 or -FI_E*). */
+void rxm_ep_rndv_read_done(struct rxm_ep *ep, struct rxm_rx *rx, int status);
+/* Post the reads that waited for room: the work done. */
+int rxm_ep_rndv_progress(struct rxm_ep *ep);
+void rxm_ep_rndv_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err);
+/* An application send's completion share (rxm_ep_tx.c). */
+void rxm_ep_txop_done(struct rxm_ep *ep, struct rxm_txop *op, int status);
 
 /* rxm_ep_rma.c */
 /* The transport's rma op on a connected (or connecting) peer. */

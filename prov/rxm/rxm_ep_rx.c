@@ -246,9 +246,11 @@ void rxm_ep_rx_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb, size_t len)
 		return;
 	case RXM_OP_RNDV_REQ:
 	case RXM_OP_RNDV_DONE:
-		/* rendezvous is not spoken yet by this side (rxm_proto.h) */
-		ret = -FI_EOPNOTSUPP;
-		goto bad;
+		ret = rxm_ep_rndv_arrived(ep, rxb, &h, len);
+		if (ret)
+			goto bad;
+		rxm_rx_repost(ep, rxb);
+		return;
 	default:
 		/* RMA and atomics: used up before the buffer goes back */
 		ret = rxm_ep_rma_arrived(ep, rxb->peer, &h,
@@ -260,8 +262,8 @@ void rxm_ep_rx_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb, size_t len)
 		return;
 	}
 bad:
-	RXM_LOG_WARN(FI_LOG_EP_DATA, "bad message header (%d): closing the "
-		     "connection\n", ret);
+	RXM_LOG_WARN(FI_LOG_EP_DATA, "bad message (%d, op %u): closing the "
+		     "connection\n", ret, (unsigned)h.op);
 	rxm_rx_repost(ep, rxb);
 	rxm_cm_disconnect(&ep->cm, rxb->peer->conn, -FI_EIO);
 }
@@ -293,7 +295,8 @@ int rxm_ep_rx_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 	uint64_t cap = pl_iov_total(iov, count);
 	int status;
 
-	(void)ep;
+	if (rx->rndv)
+		return rxm_ep_rndv_deliver(ep, rx, iov, count, ctx, len_p);
 	if (!rx->sar) {
 		*len_p = pl_iov_from_buf(iov, count, 0, rx->staged, rx->size);
 		status = rx->size > cap ? -FI_ETRUNC : 0;
@@ -332,7 +335,10 @@ int rxm_ep_rx_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 
 void rxm_ep_rx_discard(struct rxm_ep *ep, struct rxm_rx *rx)
 {
-	(void)ep;
+	if (rx->rndv) {
+		rxm_ep_rndv_discard(ep, rx);
+		return;
+	}
 	if (rx->sar && rx->peer->sar == rx) {
 		/* segments still to come: dropped as they arrive */
 		rx->discard = true;

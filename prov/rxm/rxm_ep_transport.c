@@ -77,6 +77,7 @@ static void rxm_ep_cm_down(void *owner, struct rxm_conn *c, int err)
 	rxm_ep_tx_fail_peer(ep, p, err);
 	rxm_ep_rx_fail_peer(ep, p, err);
 	rxm_ep_rma_fail_peer(ep, p, err);
+	rxm_ep_rndv_fail_peer(ep, p, err);
 }
 
 const struct rxm_cm_ops rxm_ep_cm_ops = {
@@ -95,6 +96,8 @@ static void rxm_ep_cq_entry(struct rxm_ep *ep, void *ctx, uint64_t flags,
 			rxm_ep_rx_buf_failed(ep, ctx);
 		else
 			rxm_ep_rx_arrived(ep, ctx, len);
+	} else if (flags & FI_READ) {
+		rxm_ep_rndv_read_done(ep, ctx, err);
 	} else if (flags & FI_SEND) {
 		rxm_ep_tx_done(ep, ctx, err);
 	}
@@ -238,6 +241,8 @@ static int rxm_ep_transport_poll(struct rdm_ep *r, unsigned budget)
 	if (n > 0)
 		work += n;
 	work += rxm_ep_cq_drain(ep, budget ? budget : 64);
+	if (ep->rndv_wait)
+		work += rxm_ep_rndv_progress(ep);
 	if (ep->pend)
 		work += rxm_ep_tx_flush(ep);
 	return work;
@@ -248,8 +253,8 @@ static int rxm_ep_transport_arm(struct rdm_ep *r)
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
 	struct fid *fids[2] = { &ep->core_cq->fid, &ep->cm.eq->fid };
 
-	if (ep->pend)
-		return -FI_EAGAIN;	/* sends wait for the core to take them */
+	if (ep->pend || ep->rndv_wait)
+		return -FI_EAGAIN;	/* sends and reads wait for the core */
 	return fi_trywait(ep->dom->fab->core_fabric, fids, 2);
 }
 

@@ -39,9 +39,9 @@ void rxm_ep_hdr_fill(struct rxm_hdr *h, uint8_t op, uint16_t flags,
 	h->msg_id = htole64(msg_id);
 }
 
-static void rxm_tx_hdr(struct rxm_hdr *h, uint8_t op,
-		       const struct rdm_tx_msg *msg, uint64_t size,
-		       uint32_t seg, uint64_t msg_id)
+void rxm_ep_msg_hdr(struct rxm_hdr *h, uint8_t op,
+		    const struct rdm_tx_msg *msg, uint64_t size,
+		    uint32_t seg, uint64_t msg_id)
 {
 	uint16_t flags = 0;
 
@@ -93,6 +93,11 @@ int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
 
 	if (size > ep->lim.max_msg_size)
 		return -FI_EMSGSIZE;
+	/* above the SAR limit, the receiver reads the application's
+	 * buffers itself; an inject's must be free at return */
+	if (ep->rndv && size > ep->lim.sar_limit &&
+	    !(msg->flags & RDM_TX_INJECT))
+		return rxm_ep_rndv_send(ep, peer, msg, size);
 	nseg = size <= per ? 1 : (uint32_t)((size + per - 1) / per);
 	op = malloc(sizeof(*op));
 	if (!op)
@@ -108,7 +113,7 @@ int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
 		b = rxm_ep_txb_new(peer, op, sizeof(struct rxm_hdr) + chunk);
 		if (!b)
 			goto err;
-		rxm_tx_hdr((struct rxm_hdr *)b->buf,
+		rxm_ep_msg_hdr((struct rxm_hdr *)b->buf,
 			   nseg > 1 ? RXM_OP_SAR : RXM_OP_EAGER, msg, size,
 			   i, msg_id);
 		(void)pl_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
@@ -179,8 +184,12 @@ void rxm_ep_tx_done(struct rxm_ep *ep, struct rxm_txb *txb, int status)
 	struct rxm_txop *op = txb->op;
 
 	free(txb);
-	if (!op)
-		return;	/* an RMA request or answer: its ack completes it */
+	if (op)	/* none: an RMA request or answer, its ack completes it */
+		rxm_ep_txop_done(ep, op, status);
+}
+
+void rxm_ep_txop_done(struct rxm_ep *ep, struct rxm_txop *op, int status)
+{
 	if (status && !op->status)
 		op->status = status;
 	if (--op->left)

@@ -32,6 +32,16 @@ static bool rxm_info_core_ok(const struct fi_info *core)
 		core->addr_format == FI_SOCKADDR_IN6);
 }
 
+uint64_t rxm_max_msg_size(const struct fi_info *core)
+{
+	const struct rxm_params *p = rxm_params_get();
+	uint64_t core_max = core->ep_attr ? core->ep_attr->max_msg_size : 0;
+
+	if (!rxm_core_rndv(core) || !core_max)
+		return p->sar_limit;
+	return core_max > p->sar_limit ? core_max : p->sar_limit;
+}
+
 int rxm_info_get(uint32_t version, const char *node, const char *service,
 		 uint64_t flags, const struct fi_info *core,
 		 struct fi_info **info_p)
@@ -79,7 +89,7 @@ int rxm_info_get(uint32_t version, const char *node, const char *service,
 	i->ep_attr->type = FI_EP_RDM;
 	i->ep_attr->protocol = FI_PROTO_RXM;
 	i->ep_attr->protocol_version = 1;
-	i->ep_attr->max_msg_size = p->sar_limit;
+	i->ep_attr->max_msg_size = rxm_max_msg_size(core);
 	i->ep_attr->msg_prefix_size = 0;
 	i->ep_attr->max_order_raw_size = 0;
 	i->ep_attr->max_order_war_size = 0;

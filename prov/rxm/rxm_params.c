@@ -18,10 +18,11 @@ static const struct pl_param_def rxm_param_table[] = {
 	  "bytes of each receive buffer posted on a connection, header "
 	  "included: messages that fit one go eagerly in one buffer, larger "
 	  "ones in segments of this size" },
-	{ "sar_limit", FI_PARAM_SIZE_T, "67108864",
-	  "largest message (max_msg_size): sent in segments of buffer_size "
-	  "(ours has no rendezvous protocol yet, so this is the message "
-	  "size limit)" },
+	{ "sar_limit", FI_PARAM_SIZE_T, RXM_STR(RXM_SAR_LIMIT_DEFAULT),
+	  "messages up to this size go in segments of buffer_size, copied "
+	  "through buffers; larger ones by rendezvous: the receiver reads "
+	  "them from the sender's memory through the core, no copy (a core "
+	  "without remote reads: this is the largest message)" },
 	{ "tx_size", FI_PARAM_SIZE_T, RXM_STR(RXM_TX_SIZE_DEFAULT),
 	  "sends an endpoint may have outstanding (tx_attr->size)" },
 	{ "rx_size", FI_PARAM_SIZE_T, RXM_STR(RXM_RX_SIZE_DEFAULT),

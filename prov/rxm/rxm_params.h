@@ -10,7 +10,9 @@
 #include <stdint.h>
 
 #define RXM_BUFFER_SIZE_DEFAULT	16384
-#define RXM_SAR_LIMIT_DEFAULT	(64u << 20)
+/* measured (prov/rxm/docs/provider.md, "Protocols"): above 32 KiB the
+ * rendezvous read moves more than twice the segments' bandwidth */
+#define RXM_SAR_LIMIT_DEFAULT	32768
 #define RXM_TX_SIZE_DEFAULT	1024
 #define RXM_RX_SIZE_DEFAULT	1024
 #define RXM_MSG_RX_SIZE_DEFAULT	32

@@ -71,8 +71,7 @@ static int rxm_proto_check_sar(const struct rxm_hdr *h, size_t len,
 {
 	uint64_t per = rxm_sar_seg_payload(lim), first, want;
 
-	if (h->size > lim->sar_limit || len > lim->buf_size ||
-	    len < sizeof(*h))
+	if (len > lim->buf_size || len < sizeof(*h))
 		return -FI_EINVAL;
 	/* the segment must start inside the message (no overflow: seg is
 	 * 32 bits and per below 2^32 for any buffer we post) */
@@ -112,8 +111,8 @@ int rxm_proto_check(const struct rxm_hdr *h, size_t len,
 			return -FI_EINVAL;
 		return 0;
 	case RXM_OP_RNDV_DONE:
-		return (h->flags || h->seg || len != sizeof(*h)) ?
-		       -FI_EINVAL : 0;
+		return (h->flags || h->seg > RXM_ACK_ERRNO_MAX ||
+			len != sizeof(*h)) ? -FI_EINVAL : 0;
 	default:
 		return rxm_proto_check_rma(h, len, lim);
 	}

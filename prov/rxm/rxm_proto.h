@@ -16,8 +16,11 @@
  *   rendezvous (larger): RXM_OP_RNDV_REQ carries the sender's buffers as
  *              struct rxm_rndv_iov entries (address, length, key of a
  *              core registration); the receiver reads them with fi_read
- *              and answers RXM_OP_RNDV_DONE with the same msg_id, which
+ *              and answers RXM_OP_RNDV_DONE with the same msg_id (size:
+ *              the bytes read; seg: 0 or a positive errno), which
  *              completes the send.
+ * The SAR limit is the sender's choice: a receiver takes segmented
+ * messages up to its max_msg_size.
  *
  * RMA and atomics (rdm_rma.h), emulated over messages: the request names
  * the target's buffer in a struct rxm_rma_hdr after the header, and the
@@ -115,7 +118,8 @@ struct rxm_rndv_req {
 struct rxm_proto_limits {
 	uint64_t max_msg_size;	/* the endpoint's max_msg_size */
 	size_t buf_size;	/* bytes of a receive buffer, header included */
-	uint64_t sar_limit;	/* largest segmented message */
+	uint64_t sar_limit;	/* largest message we segment (the
+				 * sender's choice; larger: rendezvous) */
 };
 
 /* Swap a header (or a rendezvous request) between wire and host order
@@ -131,7 +135,7 @@ void rxm_rma_hdr_swap(struct rxm_rma_hdr *r);
  * eager: len == header + size; SAR: len <= buf_size, a segment that is
  * not past the message (seg * payload-per-segment < size), and exactly
  * the bytes that segment must carry; RNDV_REQ: len covers the count and
- * its entries; RNDV_DONE: header alone; WRITE: header, rma header and
+ * its entries; RNDV_DONE: header alone, seg <= RXM_ACK_ERRNO_MAX; WRITE: header, rma header and
  * size bytes within a buffer, size <= tag (the whole write); READ_REQ:
  * header and rma header; READ_RESP: header and size bytes within a
  * buffer, tag + size not wrapping; ATOMIC: header, rma header and size

@@ -44,6 +44,24 @@ struct rxm_domain {
 	size_t addrlen;			/* AV entries: the sockaddr size */
 };
 
+/* Rendezvous needs a core that reads remote memory without local
+ * registrations (rxm_ep_rndv.c); without it, the SAR limit is the
+ * largest message. */
+static inline bool rxm_core_rndv(const struct fi_info *core)
+{
+	return (core->caps & FI_RMA) && core->domain_attr &&
+	       !(core->domain_attr->mr_mode & FI_MR_LOCAL);
+}
+
+static inline bool rxm_domain_rndv(const struct rxm_domain *d)
+{
+	return rxm_core_rndv(d->core_info);
+}
+
+/* max_msg_size over core: the core's (rendezvous reads at most that),
+ * else the SAR limit. */
+uint64_t rxm_max_msg_size(const struct fi_info *core);
+
 int rxm_info_get(uint32_t version, const char *node, const char *service,
 		 uint64_t flags, const struct fi_info *core,
 		 struct fi_info **info_p);

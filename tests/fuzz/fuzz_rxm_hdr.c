@@ -60,7 +60,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_REQUIRE(plen == h.size);
 		break;
 	case RXM_OP_SAR:
-		FUZZ_REQUIRE(h.size <= lim.sar_limit);
 		FUZZ_REQUIRE((uint64_t)h.seg * rxm_sar_seg_payload(&lim) +
 			     plen <= h.size);
 		break;
@@ -85,7 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		break;
 	case RXM_OP_RNDV_DONE:
-		FUZZ_REQUIRE(plen == 0 && !h.flags);
+		FUZZ_REQUIRE(plen == 0 && !h.flags &&
+			     h.seg <= RXM_ACK_ERRNO_MAX);
 		break;
 	case RXM_OP_WRITE:
 		FUZZ_REQUIRE(plen == sizeof(struct rxm_rma_hdr) + h.size);

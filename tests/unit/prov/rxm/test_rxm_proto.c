@@ -91,7 +91,11 @@ static void test_sar(void **s)
 			 -FI_EINVAL);
 	assert_int_equal(rxm_proto_check(&h, lim.buf_size + 1, &lim),
 			 -FI_EINVAL);
-	h.size = lim.sar_limit + 1;	/* beyond the segmented protocol */
+	/* the SAR limit is the sender's: larger segmented messages are
+	 * taken up to max_msg_size, not beyond */
+	h.size = lim.sar_limit + 1;
+	assert_int_equal(rxm_proto_check(&h, lim.buf_size, &lim), 0);
+	h.size = lim.max_msg_size + 1;
 	assert_int_equal(rxm_proto_check(&h, lim.buf_size, &lim),
 			 -FI_EINVAL);
 }
@@ -137,6 +141,11 @@ static void test_rndv(void **s)
 	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), 0);
 	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 1, &lim),
 			 -FI_EINVAL);
+	h.seg = FI_EKEYREJECTED;	/* the receiver's read failed */
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), 0);
+	h.seg = RXM_ACK_ERRNO_MAX + 1;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
+	h.seg = 0;
 	h.flags = RXM_F_TAGGED;
 	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
 }
