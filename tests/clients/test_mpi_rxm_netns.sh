@@ -156,6 +156,16 @@ for ((r = 0; r < np; r++)); do
 		fail=1
 	fi
 done
+# the namespaces meet only at the veth pair: the two ping-pongs (4 MiB
+# and 1 MiB each way among their sizes) must have crossed it
+for ns in "$NS_A" "$NS_B"; do
+	rx=$(in_ns "$ns" cat /sys/class/net/$ifname/statistics/rx_bytes)
+	if [ "${rx:-0}" -lt $((2 * (5 << 20))) ]; then
+		echo "FAIL: only ${rx:-0} bytes arrived on $ifname in $ns"
+		fail=1
+	fi
+	echo "$ns: $rx bytes received on $ifname"
+done
 grep "mpi_check" "$tmp/out"
 echo "ranks: $in_a in $NS_A ($ADDR_A), $in_b in $NS_B ($ADDR_B)"
 [ $fail -eq 0 ] && echo "PASS: Open MPI (pml cm, mtl ofi) ran over propel's tcp;ofi_rxm on two namespace hosts"
