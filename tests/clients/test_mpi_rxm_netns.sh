@@ -31,8 +31,9 @@ for tool in mpicc mpirun; do
 		exit 77
 	fi
 done
-if [ "$(id -u)" -eq 0 ] && ! ip netns list >/dev/null 2>&1; then
-	echo "SKIP: 'ip netns' is not available here"
+if [ "$(id -u)" -eq 0 ] && command -v ip >/dev/null &&
+   ! ip netns list >/dev/null 2>&1; then
+	echo "SKIP: 'ip netns' does not work here (iproute2 without netns support?)"
 	exit 77
 fi
 netns_setup
