@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Debian's own fi_pingpong (libfabric-bin, unmodified) over propel's tcp
 # provider, FI_EP_MSG: connect/accept through passive endpoints, then
-# every size with data checks (-S all -c), then 20,000 iterations of a
-# small message (connection set-up lands in fi_pingpong's timed loop, so
-# many iterations). Mode "lo": both sides in one namespace over loopback;
-# mode "lo6": the same over ::1 (fi_pingpong -6, every size only); mode
-# "netns": server and client in two namespaces joined by a veth pair
-# (netns_lib.sh). The loader's trace (LD_DEBUG=files) proves that each
-# side initialized propel's libfabric.so.1.
+# every size with data checks (-S all -c, 100 iterations each), then
+# 20,000 iterations of a small message with data checks (connection
+# set-up lands in fi_pingpong's timed loop, so many iterations; every size
+# 20,000 times would move about 0.9 TB, since -S all goes up to 6 MiB).
+# Mode "lo": both sides in one namespace over loopback; mode "lo6": the
+# same over ::1 (fi_pingpong -6, every size only); mode "netns": server
+# and client in two namespaces joined by a veth pair (netns_lib.sh). The
+# loader's trace (LD_DEBUG=files) proves that each side initialized
+# propel's libfabric.so.1.
 #
 # A second argument "rxm" runs the same over ofi_rxm on tcp (FI_EP_RDM:
 # -p 'tcp;ofi_rxm' -e rdm, connections made on demand by the first send).
