@@ -154,21 +154,21 @@ static void rxm_ep_transport_peer_close(struct rdm_ep *r, void *tpeer)
 	(void)tpeer;
 }
 
+/* The first send or RMA request to a peer makes the connection; what
+ * is sent waits for it in the peer's queues. */
+static int rxm_ep_transport_connect(struct rxm_ep *ep, struct rxm_conn *c)
+{
+	return c->state == RXM_CONN_IDLE ? rxm_cm_connect(&ep->cm, c) : 0;
+}
+
 static int rxm_ep_transport_send(struct rdm_ep *r, void *tpeer,
 				 const struct rdm_tx_msg *msg)
 {
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
 	struct rxm_conn *c = tpeer;
-	int ret;
+	int ret = rxm_ep_transport_connect(ep, c);
 
-	if (c->state == RXM_CONN_IDLE) {
-		/* the first send to a peer makes the connection; the send
-		 * waits for it in the peer's queue */
-		ret = rxm_cm_connect(&ep->cm, c);
-		if (ret)
-			return ret;
-	}
-	return rxm_ep_tx_send(ep, c->owner_data, msg);
+	return ret ? ret : rxm_ep_tx_send(ep, c->owner_data, msg);
 }
 
 static int rxm_ep_transport_rma(struct rdm_ep *r, void *tpeer,
@@ -176,15 +176,9 @@ static int rxm_ep_transport_rma(struct rdm_ep *r, void *tpeer,
 {
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
 	struct rxm_conn *c = tpeer;
-	int ret;
+	int ret = rxm_ep_transport_connect(ep, c);
 
-	if (c->state == RXM_CONN_IDLE) {
-		/* as a send: the first request makes the connection */
-		ret = rxm_cm_connect(&ep->cm, c);
-		if (ret)
-			return ret;
-	}
-	return rxm_ep_rma_start(ep, c->owner_data, m);
+	return ret ? ret : rxm_ep_rma_start(ep, c->owner_data, m);
 }
 
 static int rxm_ep_transport_rx_deliver(struct rdm_ep *r, void *trx,

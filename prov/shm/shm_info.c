@@ -61,7 +61,7 @@ static void shm_info_attrs(struct fi_info *info)
 	info->tx_attr->inject_size = SHM_INJECT_SIZE;
 	info->tx_attr->size = p->tx_size;
 	info->tx_attr->iov_limit = SHM_IOV_LIMIT;
-	/* remote buffers per fi_readmsg / fi_writemsg (shm_ep_rma_multi.c);
+	/* remote buffers per fi_readmsg / fi_writemsg (rdm_ep_rma_multi.c);
 	 * atomics name one */
 	info->tx_attr->rma_iov_limit = 4;
 
