@@ -53,7 +53,9 @@ static void test_layout_geometry(void **state)
 	assert_true(size > 0);
 	assert_int_equal(hdr.cmdq_slots, 128);
 	assert_int_equal(hdr.inline_max, 128);
-	assert_int_equal(hdr.cmdq_slot_size, 192);
+	/* command line, inline bytes, the claim word's line */
+	assert_int_equal(hdr.cmdq_slot_size, 256);
+	assert_int_equal(hdr.claim_off, 192);
 	assert_int_equal(hdr.cmdq_off % 4096, 0);
 	assert_int_equal(hdr.sarbuf_off % 4096, 0);
 	assert_int_equal(size % 4096, 0);
