@@ -3,12 +3,13 @@
  * MPSC command queue over shared memory.
  *
  * Position p is served by slot p mod N. Each slot has two words on
- * different lines: its claim word, alone on the slot's last line, which
- * producers CAS from the slot's previous round to CLAIMED(p, pid); and
- * its state word, at the start of the command, where the producer
- * stores READY(p) once the command is written and the consumer polls. The consumer never
- * writes a slot: it publishes how far it has read in ctl->head, and a
- * producer reads that (rarely: it keeps the last value) to know that a
+ * different lines: its claim word, in the claim table below the queue
+ * (descending: shm_layout.h), which producers CAS from the slot's
+ * previous round to CLAIMED(p, pid); and its state word, at the start of
+ * the command, where the producer stores READY(p) once the command is
+ * written and the consumer polls. The consumer never writes a slot: it
+ * publishes how far it has read in ctl->head, and a producer reads that
+ * (rarely: it keeps the last value) to know that a
  * slot's previous command was consumed. `tail` is only a hint.
  *
  * Why two words: the consumer spins on the line of the next slot. When
@@ -308,14 +309,6 @@ void shm_cmdq_commit(struct shm_region *r, struct shm_cmd *cmd)
 	tail = pl_load_relaxed(&r->ctl->tail);
 	if ((tail & SHM_POS_MASK) == pos)
 		pl_store_relaxed(&r->ctl->tail, tail + 1);
-	/* Our next claim is most likely the next slot's. Its claim line
-	 * was last ours a round of the queue ago, long out of L1 (one line
-	 * per slot, shm_layout.h): ask for it now, off the next send's
-	 * path. A hint only: it faults no page in (a slot nobody used
-	 * stays untouched) and takes a line another producer writes at
-	 * worst once. */
-	PL_PREFETCH_WRITE(shm_region_claim(r, (uint32_t)((pos + 1) &
-							 r->slot_mask)));
 }
 
 /* Skip position pos, which carries no command (a dead or stuck claimer,

@@ -54,7 +54,7 @@ static void shm_region_set_ptrs(struct shm_region *r)
 	r->slot_mask = g->cmdq_slots - 1;
 	r->slot_size = g->cmdq_slot_size;
 	r->inline_max = g->inline_max;
-	r->claim_off = (uint32_t)g->claim_off;
+	r->claim_top = (pl_atomic_u64 *)(b + g->claim_off);
 	/* shm_region_slot_index's constants: the slot size is a non-zero
 	 * multiple of 64 (shm_layout_compute) */
 	r->slot_shift = (unsigned)__builtin_ctzll(g->cmdq_slot_size);

@@ -40,9 +40,8 @@ static void fuzz_hdr_rules(const struct shm_region_hdr *h, uint64_t file_size)
 	FUZZ_REQUIRE(h->total_size == file_size);
 	FUZZ_REQUIRE(n && !(n & (n - 1)) && n <= (1u << 20));
 	FUZZ_REQUIRE(h->cmdq_slot_size == sizeof(struct shm_cmd) +
-					  h->inline_max + SHM_CACHELINE);
-	FUZZ_REQUIRE(h->claim_off == sizeof(struct shm_cmd) + h->inline_max);
-	FUZZ_REQUIRE(!(h->inline_max % (2 * SHM_CACHELINE)) &&
+					  h->inline_max);
+	FUZZ_REQUIRE(!(h->inline_max % SHM_CACHELINE) &&
 		     h->inline_max >= sizeof(struct shm_cmd_cma) &&
 		     h->inline_max <= 65536 + SHM_CACHELINE);
 	FUZZ_REQUIRE(h->peer_count && h->peer_count <= 65535);
@@ -53,7 +52,11 @@ static void fuzz_hdr_rules(const struct shm_region_hdr *h, uint64_t file_size)
 	FUZZ_REQUIRE(h->wake_len <= SHM_WAKE_ADDR_MAX);
 	FUZZ_REQUIRE(h->ctl_off >= sizeof(*h) &&
 		     h->ctl_off + sizeof(struct shm_ctl) <= end);
-	FUZZ_REQUIRE(h->claim_off + 8 <= h->cmdq_slot_size);
+	/* the claim words descend from claim_off, above the SAR table */
+	FUZZ_REQUIRE(h->claim_off >= n * 8 &&
+		     h->claim_off - n * 8 >= h->sar_off +
+		     (uint64_t)h->sar_chan_count * sizeof(struct shm_sar_chan));
+	FUZZ_REQUIRE(h->claim_off <= h->cmdq_off);
 	FUZZ_REQUIRE(h->cmdq_off + n * h->cmdq_slot_size <= end);
 	FUZZ_REQUIRE(h->peer_off + (uint64_t)h->peer_count *
 		     sizeof(struct shm_peer_ent) <= end);
