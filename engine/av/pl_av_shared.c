@@ -42,6 +42,9 @@
 #include "pl_compiler.h"
 #include "pl_log.h"
 
+/* the fi_addr_t table's entries are 64-bit words (layout header) */
+static_assert(sizeof(fi_addr_t) == sizeof(uint64_t), "table entries");
+
 #define PL_AV_SHARED_MIN_SLOTS	64
 #define PL_AV_SHARED_OPEN_TRIES	100
 
@@ -64,6 +67,8 @@ struct pl_av_shared {
 	pthread_mutex_t lock;		/* the view mutex: view, rhash
 					 * membership, synced */
 	struct pl_av_shm_hdr *hdr;	/* header page, mapped while open */
+	pl_atomic_u64 *map;		/* the fi_addr_t table, mapped while
+					 * open (read-only for FI_READ) */
 	struct pl_av_rhash *rhash;	/* local reverse map */
 	uint64_t synced;		/* slots scanned into rhash (lock) */
 	size_t addrlen;
@@ -136,7 +141,7 @@ static struct pl_av_shared_view *pl_av_shared_view_map(struct pl_av_shared *sh,
 	v->nslots = nslots;
 	v->map_len = (size_t)nslots * sh->slot_size;
 	v->base = mmap(NULL, v->map_len, prot, MAP_SHARED, sh->fd,
-		       PL_AV_SHM_HDR_SIZE);
+		       PL_AV_SHM_SLOTS_OFF);
 	if (v->base == MAP_FAILED) {
 		PL_WARN(FI_LOG_AV, "mmap of %s (%zu bytes): %s\n",
 			sh->shm_name, v->map_len, strerror(errno));
@@ -315,6 +320,37 @@ uint64_t pl_av_shared_count(struct pl_av_shared *sh)
 	return pl_load_acquire(&sh->hdr->count);
 }
 
+/*
+ * Writer lock held: blocks for a table of cap slots (and their entries of
+ * the fi_addr_t table, entries [from, cap) set to FI_ADDR_NOTAVAIL).
+ * fallocate, not ftruncate: a full tmpfs must fail here, not with SIGBUS
+ * when a slot is first written. The table's range past the capacity
+ * stays a hole.
+ */
+static int pl_av_shared_alloc(struct pl_av_shared *sh, uint64_t from,
+			      uint64_t cap)
+{
+	uint64_t nmap = cap < PL_AV_SHM_MAP_ENTRIES ? cap :
+			PL_AV_SHM_MAP_ENTRIES, i;
+	int ret;
+
+	ret = posix_fallocate(sh->fd, PL_AV_SHM_SLOTS_OFF,
+			      (off_t)(cap * sh->slot_size));
+	if (!ret && nmap)
+		ret = posix_fallocate(sh->fd, PL_AV_SHM_MAP_OFF,
+				      (off_t)(nmap * sizeof(uint64_t)));
+	if (ret) {
+		PL_WARN(FI_LOG_AV, "growing %s: %s\n", sh->shm_name,
+			strerror(ret));
+		return ret == ENOSPC ? -FI_ENOSPC : -FI_EIO;
+	}
+	for (i = from; i < nmap; i++)
+		/* relaxed: published with the capacity (S3) or the magic
+		 * (S0) that follows */
+		pl_store_relaxed(&sh->map[i], (uint64_t)FI_ADDR_NOTAVAIL);
+	return 0;
+}
+
 static int pl_av_shared_append(struct pl_av_shared *sh, const void *addr,
 			       fi_addr_t *fi_addr_p)
 {
@@ -331,15 +367,9 @@ static int pl_av_shared_append(struct pl_av_shared *sh, const void *addr,
 	if (idx >= cap) {
 		uint64_t ncap = cap * 2;
 
-		/* fallocate, not ftruncate: a full tmpfs must fail here, not
-		 * with SIGBUS when a slot is first written. */
-		ret = posix_fallocate(sh->fd, 0, (off_t)(PL_AV_SHM_HDR_SIZE +
-						       ncap * sh->slot_size));
-		if (ret) {
-			PL_WARN(FI_LOG_AV, "growing %s: %s\n", sh->shm_name,
-				strerror(ret));
-			return ret == ENOSPC ? -FI_ENOSPC : -FI_EIO;
-		}
+		ret = pl_av_shared_alloc(sh, cap, ncap);
+		if (ret)
+			return ret;
 		pl_store_release(&hdr->capacity, ncap);	/* S3, pairs with L3 */
 	}
 	slot = pl_av_shared_slot(sh, pl_av_shared_refresh(sh, idx), idx);
@@ -351,6 +381,8 @@ static int pl_av_shared_append(struct pl_av_shared *sh, const void *addr,
 	memcpy(slot->addr, addr, sh->addrlen);
 	slot->refcnt = 1;
 	pl_store_release(&slot->state, PL_AV_SHM_VALID);	/* S1 */
+	if (idx < PL_AV_SHM_MAP_ENTRIES)
+		pl_store_release(&sh->map[idx], idx);		/* S5 */
 	pl_store_release(&hdr->count, idx + 1);			/* S2 */
 	if (sh->synced == idx && !pl_av_shared_node_add(sh, idx, addr))
 		sh->synced = idx + 1;
@@ -418,6 +450,9 @@ int pl_av_shared_remove(struct pl_av_shared *sh, fi_addr_t handle)
 	if (--slot->refcnt)
 		goto out_ofd;
 	pl_store_release(&slot->state, PL_AV_SHM_REMOVED);	/* S4 */
+	if (handle < PL_AV_SHM_MAP_ENTRIES)			/* S5 */
+		pl_store_release(&sh->map[handle],
+				 (uint64_t)FI_ADDR_NOTAVAIL);
 	pl_rcu_read_lock();
 	node = pl_av_rhash_lookup(sh->rhash, slot->addr);
 	if (node && node->fi_addr == handle) {
@@ -433,6 +468,33 @@ out_unlock:
 	return ret;
 }
 
+/* Map the fi_addr_t table (the file covers its range: format, or the
+ * size check of a formatted table). */
+static int pl_av_shared_map_table(struct pl_av_shared *sh)
+{
+	void *p;
+
+	if (sh->map)
+		return 0;
+	p = mmap(NULL, PL_AV_SHM_MAP_ENTRIES * sizeof(uint64_t),
+		 sh->read_only ? PROT_READ : PROT_READ | PROT_WRITE,
+		 MAP_SHARED, sh->fd, PL_AV_SHM_MAP_OFF);
+	if (p == MAP_FAILED) {
+		PL_WARN(FI_LOG_AV, "mmap of %s's table: %s\n", sh->shm_name,
+			strerror(errno));
+		return -FI_ENOMEM;
+	}
+	sh->map = p;
+	return 0;
+}
+
+static void pl_av_shared_unmap_table(struct pl_av_shared *sh)
+{
+	if (sh->map)
+		munmap(sh->map, PL_AV_SHM_MAP_ENTRIES * sizeof(uint64_t));
+	sh->map = NULL;
+}
+
 /* Writer lock held: lay out a fresh table, discarding any old content. */
 static int pl_av_shared_format(struct pl_av_shared *sh, size_t count,
 			       enum fi_av_type type, uint64_t map_addr)
@@ -443,18 +505,24 @@ static int pl_av_shared_format(struct pl_av_shared *sh, size_t count,
 
 	while (cap < count && cap <= PL_AV_IDX_MAX / 2)
 		cap *= 2;
-	if (ftruncate(sh->fd, 0))
+	if (ftruncate(sh->fd, 0) ||
+	    ftruncate(sh->fd, (off_t)PL_AV_SHM_SLOTS_OFF))
 		return -FI_EIO;
-	ret = posix_fallocate(sh->fd, 0, (off_t)(PL_AV_SHM_HDR_SIZE +
-						 cap * sh->slot_size));
+	ret = posix_fallocate(sh->fd, 0, PL_AV_SHM_HDR_SIZE);
 	if (ret)
 		return ret == ENOSPC ? -FI_ENOSPC : -FI_EIO;
+	ret = pl_av_shared_map_table(sh);
+	if (ret)
+		return ret;
+	ret = pl_av_shared_alloc(sh, 0, cap);
+	if (ret)
+		return ret;
 	hdr->version = PL_AV_SHM_VERSION;
 	hdr->hdr_size = PL_AV_SHM_HDR_SIZE;
 	hdr->addrlen = (uint32_t)sh->addrlen;
 	hdr->slot_size = (uint32_t)sh->slot_size;
 	hdr->av_type = (uint32_t)type;
-	hdr->map_addr = map_addr ? map_addr : PL_AV_SHM_MAP_ADDR;
+	hdr->map_addr = map_addr;
 	pl_store_relaxed(&hdr->count, 0);	/* published by S0 */
 	pl_store_relaxed(&hdr->capacity, cap);	/* published by S0 */
 	pl_store_release(&hdr->magic, PL_AV_SHM_MAGIC);		/* S0 */
@@ -534,11 +602,22 @@ static int pl_av_shared_attach(struct pl_av_shared *sh, size_t count,
 			sh->hdr->addrlen, PL_AV_SHM_VERSION, sh->addrlen);
 		ret = -FI_EINVAL;
 		goto err_unlock;
+	} else {
+		/* a formatted table of our version: the file covers the
+		 * fi_addr_t table's range (format made it so) */
+		ret = -FI_EINVAL;
+		if (fstat(sh->fd, &st) ||
+		    (uint64_t)st.st_size < PL_AV_SHM_SLOTS_OFF)
+			goto err_unlock;
+		ret = pl_av_shared_map_table(sh);
+		if (ret)
+			goto err_unlock;
 	}
 	(void)pl_av_shared_ofd(sh->fd, F_UNLCK, PL_AV_SHM_LOCK_WRITER, false);
 	return 0;
 
 err_unlock:
+	pl_av_shared_unmap_table(sh);
 	if (sh->hdr)
 		munmap(sh->hdr, PL_AV_SHM_HDR_SIZE);
 	sh->hdr = NULL;
@@ -585,13 +664,14 @@ int pl_av_shared_open(const char *name, size_t addrlen, bool read_only,
 	if (*type == FI_AV_UNSPEC)
 		*type = (enum fi_av_type)sh->hdr->av_type;
 	if (!*map_addr)
-		*map_addr = (void *)(uintptr_t)sh->hdr->map_addr;
+		*map_addr = sh->map;
 	*sh_p = sh;
 	return 0;
 
 err_rhash:
 	pl_av_rhash_close(sh->rhash);
 err_detach:
+	pl_av_shared_unmap_table(sh);
 	munmap(sh->hdr, PL_AV_SHM_HDR_SIZE);
 	close(sh->fd);
 err_mutex:
@@ -621,6 +701,7 @@ void pl_av_shared_close(struct pl_av_shared *sh)
 	 * the last mapping does. */
 	if (!pl_av_shared_ofd(sh->fd, F_WRLCK, PL_AV_SHM_LOCK_OPEN, false))
 		shm_unlink(sh->shm_name);
+	pl_av_shared_unmap_table(sh);
 	munmap(sh->hdr, PL_AV_SHM_HDR_SIZE);
 	close(sh->fd);
 	pthread_mutex_destroy(&sh->lock);

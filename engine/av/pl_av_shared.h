@@ -37,7 +37,9 @@ struct pl_av_shared;
 /*
  * Open the named table, creating it unless read_only (FI_READ), for
  * addresses of addrlen bytes. *type: FI_AV_UNSPEC is replaced by the
- * table's type. *map_addr: 0 is replaced by the table's map address.
+ * table's type. *map_addr: 0 is replaced by the address of the
+ * fi_addr_t table in this process (pl_av_shared_layout.h), valid until
+ * the close.
  * count sizes a new table (a hint). Errors: -FI_EINVAL (addrlen differs
  * from the table's, bad name), -FI_ENOENT (read_only and no such AV is
  * open anywhere), -FI_EACCES (the name is held by another user or has a

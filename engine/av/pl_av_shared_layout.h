@@ -6,8 +6,21 @@
  * copy of the table (DESIGN.md section 5).
  *
  *   offset 0                   struct pl_av_shm_hdr, in a page of its own
- *   offset PL_AV_SHM_HDR_SIZE  slot 0, slot 1, ... (hdr.slot_size bytes
+ *   offset PL_AV_SHM_MAP_OFF   the fi_addr_t table: PL_AV_SHM_MAP_ENTRIES
+ *                              words, entry i slot i's fi_addr_t while it
+ *                              is VALID, FI_ADDR_NOTAVAIL otherwise; what
+ *                              fi_av_attr.map_addr points to (version 2)
+ *   offset PL_AV_SHM_SLOTS_OFF slot 0, slot 1, ... (hdr.slot_size bytes
  *                              each; hdr.capacity of them in the file)
+ *
+ * The fi_addr_t table is for applications that read a shared AV's
+ * addresses straight from memory (fi_av(3): an FI_READ opener of a named
+ * AV learns the fi_addr_t values another process inserted; fabtests'
+ * fi_rdm_shared_av reads ((fi_addr_t *)map_addr)[0]). Its words are
+ * written by writers only, under the writer lock; blocks are allocated
+ * for the entries below the capacity only (the rest of the range is a
+ * hole of the file), and those are FI_ADDR_NOTAVAIL until their slot is
+ * appended. Slots past PL_AV_SHM_MAP_ENTRIES have no entry.
  *
  * The table is append-only: a slot is written once, published, and may
  * later be marked removed, but its bytes never change and it is never
@@ -39,6 +52,10 @@
  *          the end of the file would be SIGBUS).
  *   S4     slot.state = REMOVED; the bytes stay, so a lookup that loaded
  *          VALID just before reads a whole, correct address.
+ *   S5     table entry i = i after S1 and before S2, FI_ADDR_NOTAVAIL
+ *          after S4 (release: an application that acquires the entry
+ *          finds the slot VALID; most order their reads through their
+ *          own synchronization with the inserting process anyway).
  * Fields without a label are written under the writer lock before the
  * S that publishes them, or only under it (slot.refcnt).
  */
@@ -53,16 +70,17 @@
 #include "pl_atomic.h"
 
 /* Bump on any change to the structures below or to the protocol. */
-#define PL_AV_SHM_VERSION	1
+#define PL_AV_SHM_VERSION	2	/* 2: the fi_addr_t table */
 #define PL_AV_SHM_MAGIC		0x316d6873564170ULL	/* "pAVshm1" */
 
 #define PL_AV_SHM_HDR_SIZE	4096	/* slots start page-aligned */
 #define PL_AV_SHM_LOCK_WRITER	0	/* byte offsets of the OFD locks */
 #define PL_AV_SHM_LOCK_OPEN	1
 #define PL_AV_SHM_ADDRLEN_MAX	1024	/* largest provider address */
-/* fi_av_attr.map_addr reported to an opener that passed 0 when the
- * creator passed 0 too; fi_addr_t values never depend on it. */
-#define PL_AV_SHM_MAP_ADDR	0x1000ULL
+#define PL_AV_SHM_MAP_OFF	PL_AV_SHM_HDR_SIZE
+#define PL_AV_SHM_MAP_ENTRIES	65536u	/* 512 KiB of address space */
+#define PL_AV_SHM_SLOTS_OFF	(PL_AV_SHM_MAP_OFF + \
+				 PL_AV_SHM_MAP_ENTRIES * sizeof(uint64_t))
 
 enum pl_av_shm_state {
 	PL_AV_SHM_FREE = 0,	/* never published (the file's zero fill) */
@@ -78,7 +96,9 @@ struct pl_av_shm_hdr {
 	uint32_t slot_size;	/* bytes per slot: 8 + addrlen rounded to 8 */
 	uint32_t av_type;	/* the initializer's enum fi_av_type */
 	uint32_t reserved0;
-	uint64_t map_addr;	/* reported through fi_av_attr.map_addr */
+	uint64_t map_addr;	/* the creator's fi_av_attr.map_addr, for
+				 * the record; openers are given the
+				 * fi_addr_t table's address */
 	pl_atomic_u64 capacity;	/* slots the file holds (S3) */
 	pl_atomic_u64 count;	/* slots appended so far (S2) */
 	uint64_t reserved[9];
@@ -108,6 +128,8 @@ static_assert(offsetof(struct pl_av_shm_hdr, count) == 48, "header.count");
 static_assert(sizeof(struct pl_av_shm_hdr) <= PL_AV_SHM_HDR_SIZE,
 	      "header fits its page");
 static_assert(sizeof(struct pl_av_shm_slot) == 8, "slot header size");
+static_assert(PL_AV_SHM_SLOTS_OFF % PL_AV_SHM_HDR_SIZE == 0,
+	      "slots start page-aligned (mmap offsets)");
 static_assert(offsetof(struct pl_av_shm_slot, addr) == 8, "slot.addr");
 
 /* Bytes per slot for an address of addrlen bytes. */

@@ -3,12 +3,13 @@
  * MPSC command queue over shared memory.
  *
  * Position p is served by slot p mod N. Each slot has two words on
- * different lines: its claim word, in the claim table, which producers
- * CAS from the slot's previous round to CLAIMED(p, pid); and its state
- * word, at the start of the command, where the producer stores READY(p)
- * once the command is written and the consumer polls. The consumer never
- * writes a slot: it publishes how far it has read in ctl->head, and a
- * producer reads that (rarely: it keeps the last value) to know that a
+ * different lines: its claim word, in the claim table below the queue
+ * (descending: shm_layout.h), which producers CAS from the slot's
+ * previous round to CLAIMED(p, pid); and its state word, at the start of
+ * the command, where the producer stores READY(p) once the command is
+ * written and the consumer polls. The consumer never writes a slot: it
+ * publishes how far it has read in ctl->head, and a producer reads that
+ * (rarely: it keeps the last value) to know that a
  * slot's previous command was consumed. `tail` is only a hint.
  *
  * Why two words: the consumer spins on the line of the next slot. When
@@ -23,8 +24,8 @@
  * Why it is correct:
  *  (1) Exactly once. A position p is handed to one producer: the only
  *      way to claim it is the CAS of slot p mod N's claim word from the
- *      previous round's value (FREE(p) before the first round,
- *      CLAIMED(p - N, any pid) after) to CLAIMED(p, pid), and a CAS
+ *      previous round's value (zero, FREE, before the first round,
+ *      which serves p < N; CLAIMED(p - N, any pid) after) to CLAIMED(p, pid), and a CAS
  *      succeeds once; positions only grow. The consumer takes positions
  *      strictly in order (cons_head) and moves past p after reading it
  *      once.
@@ -131,11 +132,14 @@ static inline int64_t shm_pos_diff(uint64_t a, uint64_t b)
 }
 
 /* Is claim word st the previous round of position pos (so that pos may
- * be claimed once the consumer is past pos - n)? */
+ * be claimed once the consumer is past pos - n)? A slot's word before
+ * its first round is zero (the file's own zeros: the owner writes no
+ * claim word, so that no page of the queue exists before it is used),
+ * and the first round of slot i is position i. */
 static inline bool shm_claim_prev(uint64_t st, uint64_t pos, uint32_t n)
 {
 	if (shm_st_phase(st) == SHM_PH_FREE)
-		return shm_st_pos(st) == (pos & SHM_POS_MASK);
+		return st == 0 && (pos & SHM_POS_MASK) < n;
 	return shm_st_phase(st) == SHM_PH_CLAIMED &&
 	       shm_st_pos(st) == ((pos - n) & SHM_POS_MASK);
 }
@@ -204,7 +208,7 @@ static PL_NOINLINE int shm_cmdq_claim_loop(struct shm_region *r, uint32_t pid,
 	 * within a few rounds of the queue, foreign ones are stopped here
 	 * (6): no producer spins on values another process wrote. */
 	for (rounds = 0; rounds < 2 * n + 16; rounds++) {
-		cw = &r->claims[pos & mask];
+		cw = shm_region_claim(r, (uint32_t)(pos & mask));
 		/* relaxed: judged here, re-checked by the CAS. The claim
 		 * line is the producers' own: with one producer it stays in
 		 * its cache, and a read first costs nothing */
@@ -265,7 +269,7 @@ int shm_cmdq_claim(struct shm_region *r, uint32_t pid, struct shm_cmd **cmd_p)
 	 * hint names a free position with room. relaxed loads and the
 	 * acquire CAS as there (4), (2). */
 	pos = pl_load_relaxed(&r->ctl->tail);
-	cw = &r->claims[pos & mask];
+	cw = shm_region_claim(r, (uint32_t)(pos & mask));
 	st = pl_load_relaxed(cw);
 	if (PL_LIKELY(shm_claim_prev(st, pos, mask + 1) &&
 		      shm_claim_room(r, pos, mask + 1) &&
@@ -285,7 +289,7 @@ static uint64_t shm_cmdq_claimed_pos(const struct shm_region *r,
 	/* relaxed: our own CLAIMED word, nobody else changes it while the
 	 * claimer lives */
 	return shm_st_pos(pl_load_relaxed(
-		&r->claims[shm_region_slot_index(r, cmd)]));
+		shm_region_claim(r, shm_region_slot_index(r, cmd))));
 }
 
 void shm_cmdq_commit(struct shm_region *r, struct shm_cmd *cmd)
@@ -361,7 +365,7 @@ struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r)
 		pl_store_release(&r->ctl->head, pos);
 	/* relaxed: a claim of pos whose claimer is alive commits later;
 	 * one that is dead never will (5), nor one that stood too long (7) */
-	st = pl_load_relaxed(&r->claims[i]);
+	st = pl_load_relaxed(shm_region_claim(r, i));
 	if (shm_st_phase(st) == SHM_PH_CLAIMED &&
 	    shm_st_pos(st) == (pos & SHM_POS_MASK)) {
 		if (shm_cmdq_claim_stuck(r, st))
@@ -378,7 +382,7 @@ struct shm_cmd *shm_cmdq_peek_slow(struct shm_region *r)
 	 * ourselves (6). acquire: orders nothing we need (we write no slot),
 	 * a strong CAS so that failure means an honest claim came first,
 	 * which the next look sees. */
-	if (pl_cas_acquire(&r->claims[i], &st,
+	if (pl_cas_acquire(shm_region_claim(r, i), &st,
 			   shm_st(SHM_PH_CLAIMED, pos, r->cons_pid)))
 		shm_cmdq_skip(r, pos);
 	return NULL;
@@ -410,7 +414,7 @@ static bool shm_cmdq_busy_at(const struct shm_region *r, uint64_t pos)
 	if (pl_load_relaxed(&shm_region_slot(r, i)->state) ==
 	    shm_st(SHM_PH_READY, pos, 0))
 		return true;
-	st = pl_load_relaxed(&r->claims[i]);
+	st = pl_load_relaxed(shm_region_claim(r, i));
 	return shm_st_phase(st) == SHM_PH_CLAIMED &&
 	       shm_st_pos(st) == (pos & SHM_POS_MASK);
 }
@@ -432,7 +436,8 @@ bool shm_cmdq_pending(const struct shm_region *r)
 	 * -FI_EAGAIN. */
 	if (shm_cmdq_busy_at(r, pos))
 		return true;
-	return !shm_claim_prev(pl_load_relaxed(&r->claims[pos & r->slot_mask]),
+	return !shm_claim_prev(pl_load_relaxed(shm_region_claim(r,
+					(uint32_t)(pos & r->slot_mask))),
 			       pos, r->slot_mask + 1) ||
 	       shm_pos_diff(pl_load_relaxed(&r->ctl->tail), pos) > 0;
 }

@@ -25,8 +25,12 @@
 		     FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SOURCE |          \
 		     FI_SOURCE_ERR | FI_DIRECTED_RECV | FI_MULTI_RECV |      \
 		     FI_RMA_EVENT)
-/* node-local only: never FI_REMOTE_COMM (DESIGN.md section 10) */
-#define SHM_DOMAIN_CAPS	(FI_LOCAL_COMM)
+/* node-local only: never FI_REMOTE_COMM (DESIGN.md section 10).
+ * FI_SHARED_AV: named AVs (fi_av_attr.name) are one table in shared
+ * memory for every process of the node (the engine's pl_av_shared.c),
+ * and an FI_READ opener finds the fi_addr_t of each entry at
+ * fi_av_attr.map_addr (docs/fabtests.md, fi_rdm_shared_av). */
+#define SHM_DOMAIN_CAPS	(FI_LOCAL_COMM | FI_SHARED_AV)
 
 /*
  * One fi_info for (node, service, flags) as fi_getinfo(3) passes them:

@@ -53,18 +53,27 @@ size_t shm_layout_compute(const struct shm_layout_req *req,
 	off = SHM_ALIGN_UP(sizeof(*hdr), SHM_CACHELINE);
 	hdr->ctl_off = off;
 	off += sizeof(struct shm_ctl);
-	/* claim words: producers' lines, apart from the slots the consumer
-	 * polls (shm_cmdq.c) */
-	hdr->claim_off = off;
-	off += slots * sizeof(uint64_t);
-	/* the queue starts on its own page: producers hammer it */
-	off = SHM_ALIGN_UP(off, SHM_PAGE);
-	hdr->cmdq_off = off;
-	off += slots * hdr->cmdq_slot_size;
+	/* the peer table next: its first entries share page 0 with the
+	 * header and the control lines, which a sender reads anyway */
 	hdr->peer_off = off;
 	off += (uint64_t)req->peer_count * sizeof(struct shm_peer_ent);
 	hdr->sar_off = off;
 	off += (uint64_t)req->sar_chan_count * sizeof(struct shm_sar_chan);
+	/* The claim words (producers' lines, apart from the slots the
+	 * consumer polls: shm_cmdq.c), in descending order, so that the
+	 * line of slots 0..7 starts a page (P) and slot 0 follows on that
+	 * page after a line of padding: the page a first message needs.
+	 * The consumer reads forward from the slots and never streams
+	 * into them. Slot 0 starts 256 bytes into P: the claim line, its
+	 * pair for the adjacent-line prefetcher, and two more lines (with
+	 * slot 0 right after the pair, 256-byte messages streamed 5-10 %
+	 * slower than with the page-aligned queue of version 8; at 256
+	 * bytes the difference was within the noise). */
+	off = SHM_ALIGN_UP(off + slots * sizeof(uint64_t) - SHM_CACHELINE,
+			   SHM_PAGE);
+	hdr->claim_off = off + SHM_CACHELINE;
+	hdr->cmdq_off = off + 4 * SHM_CACHELINE;
+	off = hdr->cmdq_off + slots * hdr->cmdq_slot_size;
 	off = SHM_ALIGN_UP(off, SHM_PAGE);
 	hdr->sarbuf_off = off;
 	off += (uint64_t)req->sar_chan_count * SHM_SAR_RING *

@@ -15,13 +15,27 @@
  *
  *   offset 0        struct shm_region_hdr     (geometry, identity, state)
  *   hdr.ctl_off     struct shm_ctl            (asleep flag, tail, head)
- *   hdr.claim_off   cmdq_slots x 64-bit claim words (shm_cmdq.c)
- *   hdr.cmdq_off    cmdq_slots x cmdq_slot_size bytes
- *                   (each slot: struct shm_cmd + inline payload)
  *   hdr.peer_off    peer_count x struct shm_peer_ent
  *   hdr.sar_off     sar_chan_count x struct shm_sar_chan descriptors
+ *   (below claim_off) cmdq_slots x 64-bit claim words, in DESCENDING
+ *                   order: slot i's at claim_off - 8 (i + 1), so that
+ *                   the line of slots 0..7 starts the page of slot 0
+ *                   (shm_cmdq.c)
+ *   hdr.claim_off   three lines of padding (the first is the claim
+ *                   line's pair for the adjacent-line prefetcher)
+ *   hdr.cmdq_off    cmdq_slots x cmdq_slot_size bytes, claim_off + 192
+ *                   (each slot: struct shm_cmd + inline payload)
  *   hdr.sarbuf_off  sar_chan_count x SHM_SAR_RING x sar_buf_size bytes
  *   hdr.split_off   split_count x struct shm_split_job (split copies)
+ *
+ * What a peer costs (docs/transport.md, "What a peer costs"): a sender
+ * maps the whole region but touches only the pages it uses. The header,
+ * the control lines and the first peer entries share page 0, and slot 0
+ * shares its page with the claim words of slots 0..7, so a sender that
+ * opened the peer and sent one small message holds two pages of it. Nothing is
+ * written at creation beyond the header: every table reads zero until
+ * used (a zero claim word is the slot's first round, shm_cmdq.c (1)), so
+ * the kernel's fault-around finds no other page to map into a peer.
  *
  * Synchronization table (who may run what at the same time, per region):
  *
@@ -53,7 +67,7 @@
 
 #define SHM_LAYOUT_MAGIC	0x4d48534c45504f52ull	/* "ROPELSHM" */
 /* Bump on ANY change of a struct below or of the meaning of a field. */
-#define SHM_LAYOUT_VERSION	8u	/* 2: RMA and atomic commands;
+#define SHM_LAYOUT_VERSION	10u	/* 2: RMA and atomic commands;
 					 * 3: SHM_CF_IN_HDR;
 					 * 4: split copies (SHM_OP_SPLIT);
 					 * 5: claim table (shm_cmdq.c);
@@ -65,7 +79,13 @@
 					 * 8: the consumer may claim a
 					 * position itself to skip it
 					 * (shm_cmdq.c (6)); headers
-					 * checked by shm_layout_check */
+					 * checked by shm_layout_check;
+					 * 9: claim words in their slots,
+					 * zero for the first round; the
+					 * peer table on the first page;
+					 * 10: the claim table again, in
+					 * descending order, ending on the
+					 * page of slot 0 */
 
 #define SHM_CACHELINE		64
 /* Longest endpoint name (FI_ADDR_STR text, NUL included). */
@@ -111,7 +131,8 @@ struct shm_region_hdr {
 	uint32_t split_count;		/* split copy jobs */
 	uint64_t ctl_off, cmdq_off, peer_off, sar_off, sarbuf_off;
 	uint64_t split_off;
-	uint64_t claim_off;		/* cmdq_slots claim words */
+	uint64_t claim_off;		/* end of the claim words (they
+					 * descend from here) */
 	/* The owner's wake-up socket (shm_wake.h): an abstract Unix
 	 * address the kernel chose (autobind), so that no other process
 	 * can take it first; owner-written before READY. A peer copies it
@@ -157,8 +178,9 @@ static_assert(sizeof(struct shm_ctl) == 3 * SHM_CACHELINE, "shm ctl size");
  * Command queue words (64 bits): [63:62] phase, [61:22] position (40
  * bits, wraps; compared with modular arithmetic), [21:0] pid (pid_max <=
  * 2^22 on Linux). Two per slot, on different lines:
- *  - the claim word (claim table): FREE(slot) at creation, then
- *    CLAIMED(pos, claimer pid) for each position the slot serves;
+ *  - the claim word (claim table, below the queue): zero (FREE) at
+ *    creation, then CLAIMED(pos, claimer pid) for each position it
+ *    serves;
  *  - the state word (shm_cmd.state, the line the consumer polls): the
  *    producer stores READY(pos) when the command is complete.
  * See shm_cmdq.c for the algorithm and its correctness argument.

@@ -46,7 +46,6 @@ static void shm_region_set_ptrs(struct shm_region *r)
 
 	r->hdr = r->base;
 	r->ctl = (struct shm_ctl *)(b + g->ctl_off);
-	r->claims = (pl_atomic_u64 *)(b + g->claim_off);
 	r->cmdq = b + g->cmdq_off;
 	r->peers = (struct shm_peer_ent *)(b + g->peer_off);
 	r->sar = (struct shm_sar_chan *)(b + g->sar_off);
@@ -55,6 +54,7 @@ static void shm_region_set_ptrs(struct shm_region *r)
 	r->slot_mask = g->cmdq_slots - 1;
 	r->slot_size = g->cmdq_slot_size;
 	r->inline_max = g->inline_max;
+	r->claim_top = (pl_atomic_u64 *)(b + g->claim_off);
 	/* shm_region_slot_index's constants: the slot size is a non-zero
 	 * multiple of 64 (shm_layout_compute) */
 	r->slot_shift = (unsigned)__builtin_ctzll(g->cmdq_slot_size);
@@ -203,20 +203,18 @@ int shm_region_create(const char *name, const struct shm_layout_req *req,
 	hdr.owner_start = start;
 	hdr.owner_uid = getuid();
 	hdr.flags = flags;
-	/* the file is zero-filled: every slot is claimable for position
-	 * = slot index (FREE) only once we say so; no state word reads
-	 * READY; every peer entry FREE, every channel idle */
+	/* the file is zero-filled, and zero is what every table starts
+	 * with: each claim word FREE (its slot's first round, shm_cmdq.c
+	 * (1)), no state word READY, every peer entry FREE, every channel
+	 * idle. So nothing but the header is written here, and a peer's
+	 * fault-around finds no page of ours to map (shm_layout.h). */
 	memcpy(r->base, &hdr, sizeof(hdr));
 	/* our geometry is what we computed, never what the mapping says
 	 * later (any process of the user may write it) */
 	r->geo = hdr;
 	shm_region_set_ptrs(r);
-	for (uint32_t i = 0; i < hdr.cmdq_slots; i++)
-		/* relaxed: published by the READY store below */
-		pl_store_relaxed(&r->claims[i],
-				 (uint64_t)i << SHM_CMDQ_PID_BITS);
 	/* release: pairs with the acquire load in shm_region_map, so a peer
-	 * that sees READY sees the header and the initialized slots. */
+	 * that sees READY sees the header. */
 	pl_store_release(&r->hdr->state, (uint32_t)SHM_REGION_READY);
 	*region_p = r;
 	return 0;

@@ -38,13 +38,15 @@ struct shm_region {
 	size_t			size;
 	struct shm_region_hdr	*hdr;	/* shared: read `state` only */
 	struct shm_ctl		*ctl;
-	pl_atomic_u64		*claims;	/* claim word of slot 0 */
 	uint8_t			*cmdq;		/* slot 0 */
 	/* the queue's geometry, from geo, beside the pointers the hot
 	 * path uses with it (one line) */
 	uint32_t		slot_mask;	/* geo.cmdq_slots - 1 */
 	uint32_t		slot_size;	/* geo.cmdq_slot_size */
 	uint32_t		inline_max;	/* geo.inline_max */
+	pl_atomic_u64		*claim_top;	/* geo.claim_off: slot i's
+						 * claim word is
+						 * claim_top[-1 - i] */
 	/* slot index from a slot's byte offset without a division (an
 	 * exact one: offset >> slot_shift, times the inverse of the slot
 	 * size's odd factor modulo 2^64), shm_region_slot_index */
@@ -127,6 +129,14 @@ static inline struct shm_cmd *shm_region_slot(const struct shm_region *r,
 					      uint32_t i)
 {
 	return (struct shm_cmd *)(r->cmdq + (size_t)i * r->slot_size);
+}
+
+/* The claim word of slot i (i <= r->slot_mask): the table descends
+ * from geo.claim_off (shm_layout.h). */
+static inline pl_atomic_u64 *shm_region_claim(const struct shm_region *r,
+					      uint32_t i)
+{
+	return r->claim_top - 1 - (size_t)i;
 }
 
 /* Index of slot cmd (a pointer shm_region_slot gave). */

@@ -52,7 +52,11 @@ static void fuzz_hdr_rules(const struct shm_region_hdr *h, uint64_t file_size)
 	FUZZ_REQUIRE(h->wake_len <= SHM_WAKE_ADDR_MAX);
 	FUZZ_REQUIRE(h->ctl_off >= sizeof(*h) &&
 		     h->ctl_off + sizeof(struct shm_ctl) <= end);
-	FUZZ_REQUIRE(h->claim_off + n * 8 <= end);
+	/* the claim words descend from claim_off, above the SAR table */
+	FUZZ_REQUIRE(h->claim_off >= n * 8 &&
+		     h->claim_off - n * 8 >= h->sar_off +
+		     (uint64_t)h->sar_chan_count * sizeof(struct shm_sar_chan));
+	FUZZ_REQUIRE(h->claim_off <= h->cmdq_off);
 	FUZZ_REQUIRE(h->cmdq_off + n * h->cmdq_slot_size <= end);
 	FUZZ_REQUIRE(h->peer_off + (uint64_t)h->peer_count *
 		     sizeof(struct shm_peer_ent) <= end);

@@ -102,16 +102,28 @@ static int child_creator(const char *name, int n)
 }
 
 /* Open read-only: the creator's n addresses are there at the same
- * fi_addr_t values, and nothing can be changed. */
+ * fi_addr_t values, which the table at map_addr lists too (an
+ * application reads them there, as fabtests' fi_rdm_shared_av does), and
+ * nothing can be changed. */
 static int child_reader(const char *name, int n)
 {
-	struct fid_av *av = child_open(name, FI_READ);
+	struct fi_av_attr attr = { .type = FI_AV_TABLE, .count = 64,
+				   .name = name, .flags = FI_READ };
 	struct test_addr a = test_addr_make(CREATOR_ID + 5, 1);
+	struct fid_av *av = NULL;
+	const fi_addr_t *table;
 	fi_addr_t fa = 0;
 	int i;
 
-	for (i = 0; i < n; i++)
+	CHILD_CHECK(pl_av_open(NULL, &attr, sizeof(struct test_addr),
+			       &test_ops, &av, NULL) == 0);
+	table = attr.map_addr;
+	CHILD_CHECK(table != NULL);
+	for (i = 0; i < n; i++) {
 		CHILD_CHECK(child_id_at(av, (fi_addr_t)i) == CREATOR_ID + i);
+		CHILD_CHECK(table[i] == (fi_addr_t)i);
+	}
+	CHILD_CHECK(table[n] == FI_ADDR_NOTAVAIL);
 	CHILD_CHECK(child_id_at(av, (fi_addr_t)n) == -1);
 	CHILD_CHECK(fi_av_insert(av, &a, 1, &fa, 0, NULL) == -FI_EOPBADSTATE);
 	CHILD_CHECK(fi_av_remove(av, &fa, 1, 0) == -FI_EOPBADSTATE);
@@ -339,12 +351,19 @@ static void test_two_opens_in_one_process_share(void **state)
 	fi_addr_t fa;
 	int ret, fd;
 
+	struct fi_av_attr ro_attr = { .type = FI_AV_UNSPEC, .flags = FI_READ };
+	const fi_addr_t *table;
+
 	unique_name(name, sizeof(name), "inproc");
 	rw = open_named(name, sizeof(a), 0, &ret);
 	assert_int_equal(ret, 0);
-	ro = open_named(name, sizeof(a), FI_READ, &ret);
-	assert_int_equal(ret, 0);
+	ro_attr.name = name;
+	assert_int_equal(pl_av_open(NULL, &ro_attr, sizeof(a), &test_ops, &ro,
+				    NULL), 0);
+	table = ro_attr.map_addr;	/* the fi_addr_t table */
+	assert_int_equal(table[0], FI_ADDR_NOTAVAIL);
 	assert_int_equal(fi_av_insert(rw, &a, 1, &fa, 0, NULL), 1);
+	assert_int_equal(table[fa], fa);
 	assert_int_equal(fi_av_lookup(ro, fa, &out, &len), 0);
 	assert_int_equal(out.id, 7);
 	assert_int_equal(fi_av_insert(ro, &a, 1, &fa, 0, NULL),
@@ -358,6 +377,7 @@ static void test_two_opens_in_one_process_share(void **state)
 	close(fd);
 	assert_int_equal(fi_av_remove(rw, &fa, 1, 0), 0);
 	assert_int_equal(fi_av_lookup(ro, fa, &out, &len), -FI_ENODATA);
+	assert_int_equal(table[fa], FI_ADDR_NOTAVAIL);
 	assert_int_equal(fi_close(&ro->fid), 0);
 	assert_true(shm_exists(name));	/* rw still has it open */
 	assert_int_equal(fi_close(&rw->fid), 0);
@@ -429,7 +449,8 @@ static void test_attributes_and_unsupported_user_id(void **state)
 		assert_int_equal(pl_av_open(NULL, &a2, sizeof(a), &test_ops,
 					    &second, NULL), 0);
 		assert_int_equal(a2.type, FI_AV_MAP);
-		assert_ptr_equal(a2.map_addr, attr.map_addr);
+		/* each open maps the fi_addr_t table for itself */
+		assert_non_null(a2.map_addr);
 		assert_int_equal(fi_close(&second->fid), 0);
 	}
 	assert_int_equal(fi_close(&av->fid), 0);

@@ -195,6 +195,12 @@ static void inject_random(struct shm_region *r, bool any_idx)
 }
 
 /* One blow of the scenario (first: the one before H goes on). */
+/* The claim word of position pos's slot in r. */
+static pl_atomic_u64 *claim_at(struct shm_region *r, uint64_t pos)
+{
+	return shm_region_claim(r, (uint32_t)(pos & r->slot_mask));
+}
+
 static void attack_step(struct shm_region *v, struct shm_region *h,
 			bool first)
 {
@@ -234,19 +240,19 @@ static void attack_step(struct shm_region *v, struct shm_region *h,
 		/* the position the next honest claim would take, claimed
 		 * by a live process (us) that never commits */
 		tail = pl_load_relaxed(&v->ctl->tail);
-		pl_store_relaxed(&v->claims[tail & v->slot_mask],
+		pl_store_relaxed(claim_at(v, tail),
 				 shm_st(SHM_PH_CLAIMED, tail, getpid()));
 	} else if (!strcmp(scenario, "far_claim") && first) {
 		/* claims far ahead of anything claimable, a hint past the
 		 * window, a head word behind the consumer */
 		tail = pl_load_relaxed(&v->ctl->tail);
-		pl_store_relaxed(&v->claims[tail & v->slot_mask],
+		pl_store_relaxed(claim_at(v, tail),
 				 shm_st(SHM_PH_CLAIMED, tail + 1000 * n + 1,
 					getpid()));
-		pl_store_relaxed(&v->claims[(tail + 1) & v->slot_mask],
+		pl_store_relaxed(claim_at(v, tail + 1),
 				 shm_st(SHM_PH_CLAIMED, tail + 1 + 5 * n,
 					getpid()));
-		pl_store_relaxed(&v->claims[(tail + 2) & v->slot_mask],
+		pl_store_relaxed(claim_at(v, tail + 2),
 				 shm_st(SHM_PH_READY, tail + 2, 0));
 		pl_store_relaxed(&v->ctl->tail, tail + (1ull << 38));
 		pl_store_relaxed(&v->ctl->head, tail - 3 * n);

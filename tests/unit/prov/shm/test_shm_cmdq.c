@@ -315,6 +315,12 @@ static void one_through(struct shm_region *r, uint64_t tag)
  * far ahead or far behind, a head word moved back; the consumer repairs
  * and skips, the producer resets the hint, and the next command goes
  * through each time. */
+/* The claim word of position pos's slot in r. */
+static pl_atomic_u64 *claim_at(struct shm_region *r, uint64_t pos)
+{
+	return shm_region_claim(r, (uint32_t)(pos & r->slot_mask));
+}
+
 static void test_foreign_words(void **state)
 {
 	char name[SHM_REGION_NAME_MAX];
@@ -327,13 +333,13 @@ static void test_foreign_words(void **state)
 	one_through(r, 1);
 
 	pos = pl_load_relaxed(&r->ctl->tail);
-	pl_store_relaxed(&r->claims[pos & (n - 1)],
+	pl_store_relaxed(claim_at(r, pos),
 			 shm_st(SHM_PH_CLAIMED, pos + 1000 * n + 3, 1));
 	assert_true(shm_cmdq_pending(r));	/* no sleeping on it */
 	one_through(r, 2);
 
 	pos = pl_load_relaxed(&r->ctl->tail);
-	pl_store_relaxed(&r->claims[pos & (n - 1)],
+	pl_store_relaxed(claim_at(r, pos),
 			 shm_st(SHM_PH_READY, pos, 0));
 	one_through(r, 3);
 

@@ -54,7 +54,12 @@ static void test_layout_geometry(void **state)
 	assert_int_equal(hdr.cmdq_slots, 128);
 	assert_int_equal(hdr.inline_max, 128);
 	assert_int_equal(hdr.cmdq_slot_size, 192);
-	assert_int_equal(hdr.cmdq_off % 4096, 0);
+	/* slot 0 on the page that starts with the claim line of 0..7 */
+	assert_int_equal((hdr.claim_off - 64) % 4096, 0);
+	assert_int_equal(hdr.cmdq_off, hdr.claim_off + 192);
+	assert_true(hdr.claim_off - 128 * 8 >= hdr.sar_off +
+		    2 * sizeof(struct shm_sar_chan));
+	assert_int_equal(hdr.cmdq_off % 4096, 256);
 	assert_int_equal(hdr.sarbuf_off % 4096, 0);
 	assert_int_equal(size % 4096, 0);
 	assert_true(hdr.split_off + 4 * sizeof(struct shm_split_job) <= size);
