@@ -7,10 +7,12 @@
 # CSV and PNG plots (gnuplot). Each run is pinned (BF_PIN=1: rank r on
 # CPU r) except the multi-threaded ones.
 #
-#   perf/compare.sh [--quick] [--reps N] [--prov shm|tcp] [--out DIR] [--build DIR]
+#   perf/compare.sh [--quick] [--reps N] [--prov shm|tcp|rxm] [--out DIR] [--build DIR]
 #
 # --prov tcp runs the FI_EP_MSG benchmarks (-e msg, over 127.0.0.1) and
 # the plain-socket floor beside them (perf/tcp/bench_tcp_floor).
+# --prov rxm runs the RDM benchmarks on 'tcp;ofi_rxm' (latency, bandwidth
+# and message rate, the 2-thread FI_THREAD_SAFE rate, RMA).
 #
 # Installs what it needs and builds propel first (scripts/install-deps.sh,
 # scripts/build.sh). Numbers are for reading, never for passing a test.
@@ -62,6 +64,17 @@ if [ "$prov" = tcp ]; then
 		"$build/perf/tcp/bench_tcp_floor pingpong $size_args"
 		"$build/perf/tcp/bench_tcp_floor bw $bw_args"
 	)
+elif [ "$prov" = rxm ]; then
+	# FI_EP_RDM over tcp: the provider pair by its fi_info name
+	rxm='tcp;ofi_rxm'
+	benches=(
+		"pingpong_msg|$bin/bench_fabric_pingpong|-p $rxm $size_args|1"
+		"pingpong_tagged|$bin/bench_fabric_pingpong|-p $rxm -t $size_args|1"
+		"bw_msg|$bin/bench_fabric_bw|-p $rxm $bw_args|1"
+		"mt_rate|$bin/bench_fabric_mt_rate|-p $rxm -T 2 -i 16384 $few|0"
+		"rma|$bin/bench_fabric_rma|-p $rxm $rma_args|1"
+	)
+	floors=()
 else
 	benches=(
 		"pingpong_msg|$bin/bench_fabric_pingpong|-p $prov $size_args|1"
