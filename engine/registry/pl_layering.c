@@ -59,8 +59,11 @@ void pl_layering_cache_fini(struct pl_layering_cache *cache)
 	*cache = (struct pl_layering_cache){ 0 };
 }
 
-/* What the core is asked: where the application wants to be, nothing
- * about how, since the utility decides what it needs from its core. */
+/* What the core is asked: where the application wants to be, and how
+ * its data is to progress (a utility cannot see the hints: a core that
+ * answers the mode asked for passes it on to a utility that serves
+ * either, as ofi_rxm does); nothing else about how, since the utility
+ * decides what it needs from its core. */
 static int pl_layering_ask_core(const struct pl_getinfo_call *call,
 				const struct pl_prov *core,
 				struct fi_info **raw_p)
@@ -87,8 +90,10 @@ static int pl_layering_ask_core(const struct pl_getinfo_call *call,
 	domain.mode = ~0ULL;
 	domain.mr_mode = call->version < FI_VERSION(1, 5) ?
 			 FI_MR_UNSPEC : ~(FI_MR_BASIC | FI_MR_SCALABLE);
-	if (h->domain_attr)
+	if (h->domain_attr) {
 		domain.name = h->domain_attr->name;
+		domain.data_progress = h->domain_attr->data_progress;
+	}
 	if (h->fabric_attr)
 		fabric.name = h->fabric_attr->name;
 	if (h->ep_attr) {

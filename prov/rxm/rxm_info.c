@@ -100,7 +100,12 @@ int rxm_info_get(uint32_t version, const char *node, const char *service,
 
 	i->domain_attr->threading = FI_THREAD_SAFE;
 	i->domain_attr->control_progress = FI_PROGRESS_AUTO;
-	i->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+	/* the core's answer carries the data progress the application
+	 * asked for (pl_layering.c): the RDM core serves both, manual
+	 * through the application's calls, auto through the domain's
+	 * progress thread */
+	if (i->domain_attr->data_progress != FI_PROGRESS_AUTO)
+		i->domain_attr->data_progress = FI_PROGRESS_MANUAL;
 	i->domain_attr->resource_mgmt = FI_RM_ENABLED;
 	i->domain_attr->av_type = FI_AV_UNSPEC;
 	/* messages need no registration; MRs are the engine's, and an

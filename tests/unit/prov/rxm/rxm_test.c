@@ -12,6 +12,8 @@
 #include "rxm_test.h"
 
 const char *phase = "start";
+enum fi_progress rxm_test_progress;
+enum fi_wait_obj rxm_test_cq_wait;
 static volatile unsigned long beat;
 static unsigned long beat_seen;
 
@@ -38,7 +40,8 @@ void ep_open_with(struct ep *e, uint64_t caps, int mr_mode,
 		  void (*before_enable)(struct ep *e, void *arg), void *arg)
 {
 	struct fi_info *hints = fi_allocinfo();
-	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED,
+				      .wait_obj = rxm_test_cq_wait };
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
 
 	memset(e, 0, sizeof(*e));
@@ -46,6 +49,7 @@ void ep_open_with(struct ep *e, uint64_t caps, int mr_mode,
 	hints->ep_attr->type = FI_EP_RDM;
 	hints->caps = FI_MSG | FI_TAGGED | FI_SOURCE | FI_DIRECTED_RECV | caps;
 	hints->domain_attr->mr_mode = mr_mode;
+	hints->domain_attr->data_progress = rxm_test_progress;
 	hints->addr_format = FI_SOCKADDR_IN;
 	hints->fabric_attr->prov_name = strdup("tcp;ofi_rxm");
 	CHECK_EQ(fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, FI_SOURCE,
@@ -139,6 +143,11 @@ void send_one(struct ep **all, int n, struct ep *a, const void *buf,
 	CHECK_EQ(wait_one(all, n, a->cq, &e, &err, NULL), 1);
 	CHECK(e.op_context == buf);
 	CHECK(e.flags & FI_SEND);
+}
+
+void rxm_test_beat(void)
+{
+	beat++;
 }
 
 void drive(struct ep **all, int n)

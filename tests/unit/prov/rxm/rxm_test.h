@@ -42,6 +42,10 @@
 
 /* what the watchdog reports a hang in */
 extern const char *phase;
+/* what ep_open asks for: data progress (0: any) and the CQ's wait
+ * object (0: none) */
+extern enum fi_progress rxm_test_progress;
+extern enum fi_wait_obj rxm_test_cq_wait;
 
 struct ep {
 	struct fi_info *info;
@@ -80,6 +84,8 @@ int wait_one(struct ep **all, int n, struct fid_cq *cq,
 /* A send from a to dest with its completion, while the others drive. */
 void send_one(struct ep **all, int n, struct ep *a, const void *buf,
 	      size_t len, fi_addr_t dest, bool tagged, uint64_t tag);
+/* Progress seen (for the watchdog), outside wait_one. */
+void rxm_test_beat(void);
 /* Drive every endpoint once. */
 void drive(struct ep **all, int n);
 /* The checks every test main makes first: the library, the watchdog. */

@@ -14,6 +14,11 @@
  *            olen); FI_SOURCE names the sender
  *   unknown  B receives from A before A is in B's AV: FI_SOURCE reports
  *            FI_ADDR_NOTAVAIL; after the insert, the next one names A
+ *   auto     FI_PROGRESS_AUTO: each side only reads its CQ after
+ *            fi_trywait said it may sleep on the CQ's fd and poll(2)
+ *            found it readable, so the domains' progress threads alone
+ *            move the connection, an eager message and a rendezvous
+ *            (B's read of A's memory, A's answer, B's DONE)
  *   rndv     messages above the SAR limit (rendezvous: B reads them from
  *            A's memory): sizes to 4 MiB from three pieces into three,
  *            to ourselves too; one sent before its receive, whose send
@@ -25,6 +30,7 @@
  * the libfabric.so.1 it runs on is the build's (PROPEL_LIBDIR). A
  * watchdog fails a scenario after 30 s with no completion (a hang).
  */
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +166,71 @@ static int scn_unknown(void)
 	return 0;
 }
 
+/* The next completion of e's CQ, read only once the fd said so after
+ * fi_trywait: no call of ours moves the data (auto progress). */
+static void auto_wait(struct ep *e, struct fi_cq_tagged_entry *out)
+{
+	struct fid *f = &e->cq->fid;
+	struct pollfd pfd = { .events = POLLIN };
+	ssize_t r;
+
+	CHECK_EQ(fi_control(f, FI_GETWAIT, &pfd.fd), 0);
+	for (;;) {
+		r = fi_cq_read(e->cq, out, 1);
+		if (r == 1)
+			return;
+		CHECK_EQ(r, -FI_EAGAIN);
+		if (fi_trywait(e->fabric, &f, 1) == 0) {
+			/* the watchdog's span: a hang fails the test */
+			CHECK_EQ(poll(&pfd, 1, WATCH_S * 1000), 1);
+			rxm_test_beat();
+		}
+	}
+}
+
+static int scn_auto(void)
+{
+	const size_t big = 1 << 20;
+	uint8_t *out = malloc(big), *in = malloc(big), small_in[64];
+	static const char small[] = "moved by the progress threads";
+	struct fi_cq_tagged_entry e;
+	struct ep a, b;
+	fi_addr_t b_at_a;
+	int i;
+
+	CHECK(out && in);
+	rxm_test_progress = FI_PROGRESS_AUTO;
+	rxm_test_cq_wait = FI_WAIT_FD;
+	ep_open(&a);
+	ep_open(&b);
+	CHECK_EQ(a.info->domain_attr->data_progress, FI_PROGRESS_AUTO);
+	b_at_a = insert(&a, &b);
+	(void)insert(&b, &a);
+	fill(out, big, 9);
+	phase = "auto: receives posted, then the sends";
+	CHECK_EQ(fi_trecv(b.ep, small_in, sizeof(small_in), NULL,
+			  FI_ADDR_UNSPEC, 1, 0, small_in), 0);
+	CHECK_EQ(fi_trecv(b.ep, in, big, NULL, FI_ADDR_UNSPEC, 2, 0, in), 0);
+	CHECK_EQ(fi_tsend(a.ep, small, sizeof(small), NULL, b_at_a, 1,
+			  (void *)small), 0);
+	CHECK_EQ(fi_tsend(a.ep, out, big, NULL, b_at_a, 2, out), 0);
+	for (i = 0; i < 2; i++) {
+		auto_wait(&b, &e);
+		CHECK(e.flags & FI_RECV);
+	}
+	for (i = 0; i < 2; i++) {
+		auto_wait(&a, &e);
+		CHECK(e.flags & FI_SEND);
+	}
+	CHECK(!strcmp((char *)small_in, small));
+	CHECK(!memcmp(in, out, big));
+	ep_close(&a);
+	ep_close(&b);
+	free(out);
+	free(in);
+	return 0;
+}
+
 /* The SAR limit's default (rxm_params.h): above it, rendezvous. */
 #define SAR_LIMIT	(32 * 1024)
 #define HUGE		(4 * 1024 * 1024 + 3)
@@ -287,6 +358,7 @@ int main(int argc, char **argv)
 		{ "pair", scn_pair },
 		{ "unknown", scn_unknown },
 		{ "rndv", scn_rndv },
+		{ "auto", scn_auto },
 	};
 	size_t i;
 
@@ -299,6 +371,6 @@ int main(int argc, char **argv)
 	for (i = 0; argc == 2 && i < sizeof(scn) / sizeof(scn[0]); i++)
 		if (!strcmp(argv[1], scn[i].name))
 			return scn[i].fn();
-	fprintf(stderr, "usage: %s self|pair|unknown|rndv\n", argv[0]);
+	fprintf(stderr, "usage: %s self|pair|unknown|rndv|auto\n", argv[0]);
 	return 2;
 }
