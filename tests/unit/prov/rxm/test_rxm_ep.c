@@ -19,6 +19,11 @@
  *            found it readable, so the domains' progress threads alone
  *            move the connection, an eager message and a rendezvous
  *            (B's read of A's memory, A's answer, B's DONE)
+ *   avremove B leaves A's AV while A's messages to it are in flight
+ *            (an eager one and a rendezvous, both unexpected at B): they
+ *            still arrive and complete; sends and RMA to the removed
+ *            address answer -FI_EADDRNOTAVAIL; inserted again, B is
+ *            reached again
  *   rndv     messages above the SAR limit (rendezvous: B reads them from
  *            A's memory): sizes to 4 MiB from three pieces into three,
  *            to ourselves too; one sent before its receive, whose send
@@ -39,6 +44,7 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 
 #include "rxm_test.h"
@@ -258,6 +264,66 @@ static void post_send(struct ep **all, struct ep *a, const struct iovec *iov,
 	CHECK_EQ(r, 0);
 }
 
+static int scn_avremove(void)
+{
+	const size_t big = 256 * 1024;	/* above the SAR limit */
+	uint8_t *out = malloc(big), *in = malloc(big), small_in[16];
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct ep a, b, *all[2] = { &a, &b };
+	struct iovec o = { NULL, big };
+	fi_addr_t b_at_a;
+	int i, sends = 0;
+
+	CHECK(out && in);
+	ep_open(&a);
+	ep_open(&b);
+	b_at_a = insert(&a, &b);
+	(void)insert(&b, &a);
+	fill(out, big, 77);
+	o.iov_base = out;
+	phase = "avremove: two messages in flight, then the removal";
+	CHECK_EQ(fi_send(a.ep, "eager", 6, NULL, b_at_a, small_in), 0);
+	post_send(all, &a, &o, 1, b_at_a, out);
+	for (i = 0; i < 100; i++)
+		drive(all, 2);	/* both reach B, unexpected */
+	CHECK_EQ(fi_av_remove(a.av, &b_at_a, 1, 0), 0);
+	CHECK_EQ(fi_send(a.ep, "late", 5, NULL, b_at_a, NULL),
+		 -FI_EADDRNOTAVAIL);
+	CHECK_EQ(fi_inject(a.ep, "late", 5, b_at_a), -FI_EADDRNOTAVAIL);
+	CHECK_EQ(fi_tsend(a.ep, "late", 5, NULL, b_at_a, 1, NULL),
+		 -FI_EADDRNOTAVAIL);
+	CHECK_EQ(fi_read(a.ep, in, 8, NULL, b_at_a, 0, 1, NULL),
+		 -FI_EADDRNOTAVAIL);
+	phase = "avremove: what was in flight is received";
+	CHECK_EQ(fi_recv(b.ep, small_in, sizeof(small_in), NULL,
+			 FI_ADDR_UNSPEC, small_in), 0);
+	CHECK_EQ(fi_recv(b.ep, in, big, NULL, FI_ADDR_UNSPEC, in), 0);
+	for (i = 0; i < 2; i++) {
+		CHECK_EQ(wait_one(all, 2, b.cq, &e, &err, NULL), 1);
+		CHECK(e.flags & FI_RECV);
+	}
+	CHECK(!strcmp((char *)small_in, "eager"));
+	CHECK(!memcmp(in, out, big));
+	while (sends < 2) {
+		CHECK_EQ(wait_one(all, 2, a.cq, &e, &err, NULL), 1);
+		CHECK(e.op_context == small_in || e.op_context == out);
+		sends++;
+	}
+	phase = "avremove: inserted again";
+	b_at_a = insert(&a, &b);
+	CHECK_EQ(fi_recv(b.ep, small_in, sizeof(small_in), NULL,
+			 FI_ADDR_UNSPEC, small_in), 0);
+	send_one(all, 2, &a, "again", 6, b_at_a, false, 0);
+	CHECK_EQ(wait_one(all, 2, b.cq, &e, &err, NULL), 1);
+	CHECK(!strcmp((char *)small_in, "again"));
+	ep_close(&a);
+	ep_close(&b);
+	free(out);
+	free(in);
+	return 0;
+}
+
 static int scn_rndv(void)
 {
 	static const size_t sizes[] = { SAR_LIMIT + 1, 1 << 20, HUGE };
@@ -359,6 +425,7 @@ int main(int argc, char **argv)
 		{ "unknown", scn_unknown },
 		{ "rndv", scn_rndv },
 		{ "auto", scn_auto },
+		{ "avremove", scn_avremove },
 	};
 	size_t i;
 
@@ -371,6 +438,6 @@ int main(int argc, char **argv)
 	for (i = 0; argc == 2 && i < sizeof(scn) / sizeof(scn[0]); i++)
 		if (!strcmp(argv[1], scn[i].name))
 			return scn[i].fn();
-	fprintf(stderr, "usage: %s self|pair|unknown|rndv|auto\n", argv[0]);
+	fprintf(stderr, "usage: %s self|pair|unknown|rndv|auto|avremove\n", argv[0]);
 	return 2;
 }
