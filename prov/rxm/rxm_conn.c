@@ -144,6 +144,8 @@ static int rxm_cm_new_ep(struct rxm_cm *cm, struct rxm_conn *c,
 	struct fid_ep *ep;
 	int ret;
 
+	if (cm->msg_tx_size && info->tx_attr)
+		info->tx_attr->size = cm->msg_tx_size;
 	ret = fi_endpoint(cm->domain, info, &ep, c);
 	if (ret)
 		return ret;

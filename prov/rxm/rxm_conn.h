@@ -94,6 +94,9 @@ struct rxm_cm_stats {
 
 struct rxm_cm {
 	struct fid_domain *domain;	/* the core's; not owned */
+	size_t msg_tx_size;		/* core endpoints' tx size, 0: the
+					 * core's (set by the owner before
+					 * the first connection) */
 	struct fi_info *ep_info;	/* core info for our requests */
 	struct fid_eq *eq;
 	struct fid_pep *pep;

@@ -77,6 +77,8 @@ static int rxm_ep_transport_open(struct rxm_ep *ep)
 	fi_freeinfo_1_3(core);
 	if (ret)
 		return ret;
+	/* before any connection: they are made in the progress passes */
+	ep->cm.msg_tx_size = rxm_params_get()->msg_tx_size;
 	ep->cm_open = true;
 	return 0;
 }

@@ -2,6 +2,7 @@
 /* The FI_OFI_RXM_* table (rxm_params.h); help texts are what fi_info -e
  * shows. */
 #include <pthread.h>
+#include <stdint.h>
 
 #include "pl_compiler.h"
 #include "pl_param.h"
@@ -30,6 +31,26 @@ static const struct pl_param_def rxm_param_table[] = {
 	{ "msg_rx_size", FI_PARAM_SIZE_T, RXM_STR(RXM_MSG_RX_SIZE_DEFAULT),
 	  "receive buffers posted on each connection (its flow-control "
 	  "window: a sender waits while all are full)" },
+	{ "msg_tx_size", FI_PARAM_SIZE_T, "0",
+	  "tx_attr->size of each core endpoint (0: the core's default)" },
+	{ "use_srx", FI_PARAM_BOOL, "false",
+	  "ours has no effect: each connection has its own receive buffers "
+	  "(msg_rx_size of them); a shared receive context on the core is "
+	  "not used" },
+	{ "cm_progress_interval", FI_PARAM_INT, "0",
+	  "ours has no effect: connection events are handled as they "
+	  "arrive (the core EQ's fd wakes the progress), never on an "
+	  "interval" },
+	{ "cq_eq_fairness", FI_PARAM_INT, "0",
+	  "ours has no effect: every progress pass reads the core's EQ and "
+	  "then its CQ, so neither starves the other" },
+	{ "use_rndv_write", FI_PARAM_BOOL, "false",
+	  "write-based rendezvous: not done by ours (a warning says so); "
+	  "the receiver always reads" },
+	{ "enable_direct_send", FI_PARAM_BOOL, "false",
+	  "ours has no effect: sends up to sar_limit are copied into "
+	  "buffers, larger ones are read from the application's buffers "
+	  "(rendezvous)" },
 };
 
 static pthread_once_t rxm_params_define_once = PTHREAD_ONCE_INIT;
@@ -67,6 +88,19 @@ static void rxm_params_read(void)
 				       RXM_RX_SIZE_DEFAULT, 1, 1u << 16);
 	p->msg_rx_size = pl_param_get_size(&rxm_prov, "msg_rx_size",
 					   RXM_MSG_RX_SIZE_DEFAULT, 1, 4096);
+	p->msg_tx_size = pl_param_get_size(&rxm_prov, "msg_tx_size", 0, 0,
+					   1u << 16);
+	/* read so that a setting is checked and shown (fi_info -e); they
+	 * change nothing here, as their help says */
+	(void)pl_param_get_bool(&rxm_prov, "use_srx", false);
+	(void)pl_param_get_int(&rxm_prov, "cm_progress_interval", 0, 0,
+			       INT32_MAX);
+	(void)pl_param_get_int(&rxm_prov, "cq_eq_fairness", 0, 0, INT32_MAX);
+	(void)pl_param_get_bool(&rxm_prov, "enable_direct_send", false);
+	if (pl_param_get_bool(&rxm_prov, "use_rndv_write", false))
+		RXM_LOG_WARN(FI_LOG_CORE, "FI_OFI_RXM_USE_RNDV_WRITE: "
+			     "write-based rendezvous is not implemented; the "
+			     "receiver reads\n");
 }
 
 const struct rxm_params *rxm_params_get(void)

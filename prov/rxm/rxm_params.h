@@ -22,6 +22,7 @@ struct rxm_params {
 	uint64_t sar_limit;	/* FI_OFI_RXM_SAR_LIMIT */
 	size_t tx_size, rx_size;	/* FI_OFI_RXM_TX_SIZE / RX_SIZE */
 	size_t msg_rx_size;	/* FI_OFI_RXM_MSG_RX_SIZE */
+	size_t msg_tx_size;	/* FI_OFI_RXM_MSG_TX_SIZE, 0: the core's */
 };
 
 void rxm_params_define(void);
