@@ -37,7 +37,7 @@ int rdm_ep_init(struct rdm_ep *ep, struct fid_domain *domain,
 	ep->rx_size = attr->rx_size;
 	ep->tx_op_flags = info->tx_attr ? info->tx_attr->op_flags : 0;
 	ep->rx_op_flags = info->rx_attr ? info->rx_attr->op_flags : 0;
-	ret = rdm_ep_lock_init(ep, domain);
+	ret = rdm_ep_lock_init(ep, domain, attr->always_lock);
 	if (ret)
 		goto err_base;
 	ret = pl_match_init(&ep->match, &mattr);

@@ -10,11 +10,21 @@
 #include "pl_domain.h"
 #include "rdm_ep.h"
 
-int rdm_ep_lock_init(struct rdm_ep *ep, struct fid_domain *domain)
+int rdm_ep_lock_init(struct rdm_ep *ep, struct fid_domain *domain,
+		     bool always)
 {
 	struct pl_domain *pd = pl_domain_of(domain);
 	struct pl_progress_ctx *ctx = pl_domain_progress(domain);
 	int ret;
+
+	if (always) {
+		/* a thread of the transport's own tries the mutex too: no
+		 * other strategy excludes it */
+		ep->asym = NULL;
+		ep->locking = true;
+		ret = pthread_mutex_init(&ep->lock, NULL);
+		return ret ? -ret : 0;
+	}
 
 	/* the application serializes every call on the domain itself only
 	 * under FI_THREAD_DOMAIN; a progress thread (FI_PROGRESS_AUTO)

@@ -43,6 +43,39 @@ static int rxm_ep_cm_src_poll(struct pl_progress_source *src,
 	return 0;
 }
 
+/* The connection thread's pass (rxm_fabric.cm_ctx), when a connection
+ * event came: fi_getinfo says control progress is automatic, so a
+ * connection forms, and what waited for it leaves, even while the
+ * application makes no call (a process blocked elsewhere after an
+ * fi_inject). A full pass of the transport under the endpoint's mutex,
+ * then passes while they find work, so that what the core kept back
+ * (tcp coalesces sends until its next pass) leaves too. An application
+ * thread inside the endpoint does the same in its own call: busy, skip. */
+static int rxm_ep_bg_poll(struct pl_progress_source *src, unsigned budget)
+{
+	struct rxm_ep *ep = pl_container_of(src, struct rxm_ep, bg_src);
+	int work = 0, n, i = 0;
+
+	if (!rdm_ep_lock_try(&ep->rdm))
+		return 0;
+	do {
+		n = rdm_ep_poll(&ep->rdm, budget);
+		if (n > 0)
+			work += n;
+	} while (n > 0 && ++i < 16);
+	rdm_ep_lock_untry(&ep->rdm);
+	return work;
+}
+
+/* Sleep until the next connection event. */
+static int rxm_ep_bg_arm(struct pl_progress_source *src)
+{
+	struct rxm_ep *ep = pl_container_of(src, struct rxm_ep, bg_src);
+	struct fid *eq = &ep->cm.eq->fid;
+
+	return fi_trywait(ep->dom->fab->core_fabric, &eq, 1);
+}
+
 /* The transport: a core CQ, the connection manager listening, the fd a
  * sleeper waits on. */
 static int rxm_ep_transport_open(struct rxm_ep *ep)
@@ -181,8 +214,21 @@ static int rxm_ep_enable(struct rxm_ep *ep)
 	if (ret)
 		goto err_src;
 	ep->cm_src_added = true;
+	ep->bg_src = (struct pl_progress_source){
+		.poll = rxm_ep_bg_poll,
+		.arm = rxm_ep_bg_arm,
+		.fd = ep->cm_src.fd,
+		.name = "ofi_rxm connection thread",
+	};
+	ret = pl_progress_source_add(ep->dom->fab->cm_ctx, &ep->bg_src);
+	if (ret)
+		goto err_cm_src;
+	ep->bg_src_added = true;
 	return 0;
 
+err_cm_src:
+	pl_progress_source_remove(ctx, &ep->cm_src);
+	ep->cm_src_added = false;
 err_src:
 	pl_progress_source_remove(ctx, &ep->src.src);
 	ep->src_added = false;
@@ -208,6 +254,10 @@ static int rxm_ep_close(struct fid *fid)
 
 	if (ep->rdm.naliases)
 		return -FI_EBUSY;	/* fi_endpoint(3): aliases first */
+	/* first: after it returns, the connection thread never touches
+	 * the endpoint again */
+	if (ep->bg_src_added)
+		pl_progress_source_remove(ep->dom->fab->cm_ctx, &ep->bg_src);
 	if (ep->cm_src_added)
 		pl_progress_source_remove(
 			pl_domain_progress(&ep->dom->base.domain_fid),
@@ -310,6 +360,7 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 		.rx_size = p->rx_size,
 		.iov_limit = RXM_IOV_LIMIT,
 		.inject_size = RXM_INJECT_SIZE,
+		.always_lock = true,	/* the connection thread */
 		.atomic_max_bytes = rxm_ep_atomic_max(p->buffer_size),
 		.rma_iov_local = RXM_IOV_LIMIT,
 	};

@@ -10,6 +10,8 @@
  * serialization (the endpoint lock or the progress source's trylock,
  * rdm_ep.h): the transport ops run there, and so do the connection
  * manager's callbacks, which rxm_cm_progress calls from the poll op.
+ * The endpoint always has the mutex (rdm_ep_attr.always_lock): the
+ * fabric's connection thread tries it too (bg_src, rxm_ep.c).
  * Open and close run alone (fi_endpoint(3)).
  *
  * Buffers: a send is copied into tx buffers (struct rxm_txb: the header
@@ -151,6 +153,10 @@ struct rxm_ep {
 	 * under a wait set or counter) */
 	struct pl_progress_source cm_src;
 	bool cm_src_added;
+	/* the same EQ in the fabric's connection thread (rxm_fabric): a
+	 * pass of the transport whenever a connection event comes */
+	struct pl_progress_source bg_src;
+	bool bg_src_added;
 	struct rxm_proto_limits lim;
 	size_t atomic_max;		/* operand bytes of an atomic */
 	size_t msg_rx_size;

@@ -28,6 +28,8 @@ static int rxm_fabric_close(struct fid *fid)
 	ret = pl_fabric_obj_fini(&fab->base);
 	if (ret)
 		return ret;	/* children remain: -FI_EBUSY */
+	if (fab->cm_ctx)
+		(void)pl_progress_ctx_close(fab->cm_ctx);
 	if (fab->core_fabric) {
 		ret = fi_close(&fab->core_fabric->fid);
 		if (ret)
@@ -82,6 +84,13 @@ int rxm_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 	core_attr.fabric = NULL;
 	ret = fi_fabric_1_1(&core_attr, &fab->core_fabric, fab);
 	if (ret) {
+		free(fab);
+		return ret;
+	}
+	ret = pl_progress_ctx_open(FI_PROGRESS_AUTO, FI_THREAD_SAFE, NULL,
+				   &fab->cm_ctx);
+	if (ret) {
+		(void)fi_close(&fab->core_fabric->fid);
 		free(fab);
 		return ret;
 	}

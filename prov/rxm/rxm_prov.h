@@ -18,6 +18,7 @@
 #include "pl_fabric_obj.h"
 #include "pl_keymap.h"
 #include "pl_log.h"
+#include "pl_progress.h"
 
 #define RXM_PROV_NAME	"ofi_rxm"
 
@@ -31,6 +32,10 @@ struct rxm_fabric {
 	struct pl_fabric_obj base;	/* first */
 	struct fid_fabric *core_fabric;
 	char core_name[64];		/* "tcp": before the ';' */
+	/* the connection thread: an auto context whose sources are the
+	 * endpoints' connection EQs (rxm_ep.c), so that connections form,
+	 * and what waited for them leaves, without an application call */
+	struct pl_progress_ctx *cm_ctx;
 };
 
 /* The rxm domain: the core's domain, and its fi_info, the template of

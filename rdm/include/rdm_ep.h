@@ -173,6 +173,10 @@ struct rdm_ep_attr {
 	/* operand bytes one atomic request carries (the transport's
 	 * limit; fi_atomicvalid's count follows from it); 0: no atomics */
 	size_t			atomic_max_bytes;
+	/* the mutex whatever the threading model: a transport that runs
+	 * work of its own from another thread (rxm's connection thread)
+	 * tries it there */
+	bool			always_lock;
 	/* local iovecs one RMA request may name (at most
 	 * RDM_RMA_LOCAL_IOV_MAX); 0: iov_limit */
 	size_t			rma_iov_local;
@@ -207,7 +211,8 @@ int rdm_ep_setopt(struct rdm_ep *ep, int level, int optname,
 
 /* ---- the lock (rdm_ep_lock.c; calls inline) ---- */
 
-int rdm_ep_lock_init(struct rdm_ep *ep, struct fid_domain *domain);
+int rdm_ep_lock_init(struct rdm_ep *ep, struct fid_domain *domain,
+		     bool always);
 void rdm_ep_lock_fini(struct rdm_ep *ep);
 
 static inline void rdm_ep_lock(struct rdm_ep *ep)

@@ -19,6 +19,10 @@
  *            found it readable, so the domains' progress threads alone
  *            move the connection, an eager message and a rendezvous
  *            (B's read of A's memory, A's answer, B's DONE)
+ *   idle     A injects to B, whom it never reached, then makes no call
+ *            at all; only B reads its CQ: A's connection thread forms
+ *            the connection and sends what waited for it (fi_getinfo
+ *            says control progress is automatic)
  *   avremove B leaves A's AV while A's messages to it are in flight
  *            (an eager one and a rendezvous, both unexpected at B): they
  *            still arrive and complete; sends and RMA to the removed
@@ -264,6 +268,34 @@ static void post_send(struct ep **all, struct ep *a, const struct iovec *iov,
 	CHECK_EQ(r, 0);
 }
 
+static int scn_idle(void)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct ep a, b, *only_b[2] = { &b, &b };
+	char in[3][16];
+	fi_addr_t b_at_a;
+	int i;
+
+	ep_open(&a);
+	ep_open(&b);
+	b_at_a = insert(&a, &b);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(fi_recv(b.ep, in[i], sizeof(in[i]), NULL,
+				 FI_ADDR_UNSPEC, in[i]), 0);
+	phase = "idle: A injects, then only B calls the library";
+	CHECK_EQ(fi_inject(a.ep, "one", 4, b_at_a), 0);
+	CHECK_EQ(fi_inject(a.ep, "two", 4, b_at_a), 0);
+	CHECK_EQ(fi_inject(a.ep, "three", 6, b_at_a), 0);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(wait_one(only_b, 2, b.cq, &e, &err, NULL), 1);
+	CHECK(!strcmp(in[0], "one") && !strcmp(in[1], "two") &&
+	      !strcmp(in[2], "three"));
+	ep_close(&a);
+	ep_close(&b);
+	return 0;
+}
+
 static int scn_avremove(void)
 {
 	const size_t big = 256 * 1024;	/* above the SAR limit */
@@ -426,6 +458,7 @@ int main(int argc, char **argv)
 		{ "rndv", scn_rndv },
 		{ "auto", scn_auto },
 		{ "avremove", scn_avremove },
+		{ "idle", scn_idle },
 	};
 	size_t i;
 
@@ -438,6 +471,6 @@ int main(int argc, char **argv)
 	for (i = 0; argc == 2 && i < sizeof(scn) / sizeof(scn[0]); i++)
 		if (!strcmp(argv[1], scn[i].name))
 			return scn[i].fn();
-	fprintf(stderr, "usage: %s self|pair|unknown|rndv|auto|avremove\n", argv[0]);
+	fprintf(stderr, "usage: %s self|pair|unknown|rndv|auto|avremove|idle\n", argv[0]);
 	return 2;
 }
