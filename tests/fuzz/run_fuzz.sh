@@ -9,7 +9,7 @@
 # the committed one; a crash leaves its input under OUT/artifacts/ and
 # makes the script exit 1.
 #
-#   tests/fuzz/run_fuzz.sh [SECONDS] [OUT]       # CI: 60 s per target
+#   tests/fuzz/run_fuzz.sh [SECONDS] [OUT]       # CI: 30 s per target
 #   tests/fuzz/run_fuzz.sh 3600 /tmp/fuzz-long   # a long run, an hour each
 #
 # Replay a crash (or the corpus) without libFuzzer: build/tests/fuzz/
