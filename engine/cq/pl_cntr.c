@@ -151,6 +151,7 @@ static int pl_cntr_wait_poll(struct pl_cntr *c, uint64_t threshold,
 		pl_cntr_progress(c);
 		if (pl_cntr_unread_err(c))
 			return -FI_EAVAIL;
+		/* acquire: pairs with the release in add/set, as in read */
 		if (pl_load_acquire(&c->value) >= threshold)
 			return 0;
 		if (pl_cntr_now_ms() >= deadline)

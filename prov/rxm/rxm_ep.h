@@ -195,6 +195,18 @@ void rxm_ep_msg_hdr(struct rxm_hdr *h, uint8_t op,
  * nothing when sent); NULL on ENOMEM. */
 struct rxm_txb *rxm_ep_txb_new(struct rxm_peer *peer, struct rxm_txop *op,
 			       size_t len);
+/* A chain of tx buffers being built: b goes last. */
+static inline void rxm_ep_txb_append(struct rxm_txb **first,
+				     struct rxm_txb **last, struct rxm_txb *b)
+{
+	if (*last)
+		(*last)->next = b;
+	else
+		*first = b;
+	*last = b;
+}
+/* Free a chain that never went out. */
+void rxm_ep_txb_free_chain(struct rxm_txb *b);
 /* Queue the chain first..last on the peer and push what the core takes. */
 void rxm_ep_tx_queue(struct rxm_ep *ep, struct rxm_peer *peer,
 		     struct rxm_txb *first, struct rxm_txb *last);

@@ -41,16 +41,6 @@ static void rxm_rma_put_rh(uint8_t *buf, uint64_t addr, uint64_t key)
 	memcpy(buf + sizeof(struct rxm_hdr), &rh, sizeof(rh));
 }
 
-static void rxm_rma_free_chain(struct rxm_txb *b)
-{
-	struct rxm_txb *n;
-
-	for (; b; b = n) {
-		n = b->next;
-		free(b);
-	}
-}
-
 /* A write as chunks of at most one buffer, each acknowledged. */
 static int rxm_rma_write_chain(struct rxm_ep *ep, struct rxm_peer *peer,
 			       const struct rdm_rma_msg *m, uint64_t id,
@@ -69,7 +59,7 @@ static int rxm_rma_write_chain(struct rxm_ep *ep, struct rxm_peer *peer,
 		chunk = total - at < per ? total - at : per;
 		b = rxm_ep_txb_new(peer, NULL, RXM_RMA_HDRS + chunk);
 		if (!b) {
-			rxm_rma_free_chain(first);
+			rxm_ep_txb_free_chain(first);
 			return -FI_ENOMEM;
 		}
 		flags = 0;
@@ -82,11 +72,7 @@ static int rxm_rma_write_chain(struct rxm_ep *ep, struct rxm_peer *peer,
 		rxm_rma_put_rh(b->buf, m->addr + at, m->key);
 		(void)pl_iov_to_buf(m->iov, m->iov_count, &cur, &off,
 				    b->buf + RXM_RMA_HDRS, chunk);
-		if (last)
-			last->next = b;
-		else
-			first = b;
-		last = b;
+		rxm_ep_txb_append(&first, &last, b);
 		at += chunk;
 		n++;
 	} while (at < total);
@@ -261,16 +247,10 @@ static void rxm_rma_answer(struct rxm_ep *ep, struct rxm_peer *peer,
 		return;
 	}
 	rxm_ep_hdr_fill((struct rxm_hdr *)b->buf, RXM_OP_RMA_ACK, 0,
-			(uint32_t)-status, len, 0, 0, id);
+			rxm_wire_errno(status), len, 0, 0, id);
 	if (len)
 		memcpy(b->buf + sizeof(struct rxm_hdr), res, len);
 	rxm_ep_tx_queue(ep, peer, b, b);
-}
-
-/* Our errno as an ack carries it (rxm_proto.h). */
-static int rxm_rma_status(int ret)
-{
-	return ret < -RXM_ACK_ERRNO_MAX || ret > 0 ? -FI_EIO : ret;
 }
 
 static void rxm_rma_write_in(struct rxm_ep *ep, struct rxm_peer *peer,
@@ -292,7 +272,7 @@ static void rxm_rma_write_in(struct rxm_ep *ep, struct rxm_peer *peer,
 				      h->flags & RXM_F_CQ_DATA, h->cq_data,
 				      h->tag);
 	}
-	rxm_rma_answer(ep, peer, h->msg_id, rxm_rma_status(ret), NULL, 0);
+	rxm_rma_answer(ep, peer, h->msg_id, ret, NULL, 0);
 }
 
 static void rxm_rma_read_in(struct rxm_ep *ep, struct rxm_peer *peer,
@@ -309,7 +289,7 @@ static void rxm_rma_read_in(struct rxm_ep *ep, struct rxm_peer *peer,
 	ret = rdm_rma_check(&ep->rdm, &ep->dom->keymap, rh->key, rh->addr,
 			    h->size, FI_REMOTE_READ, &p);
 	if (ret) {
-		rxm_rma_answer(ep, peer, h->msg_id, rxm_rma_status(ret),
+		rxm_rma_answer(ep, peer, h->msg_id, ret,
 			       NULL, 0);
 		return;
 	}
@@ -320,7 +300,7 @@ static void rxm_rma_read_in(struct rxm_ep *ep, struct rxm_peer *peer,
 		b = rxm_ep_txb_new(peer, NULL,
 				   sizeof(struct rxm_hdr) + chunk);
 		if (!b) {
-			rxm_rma_free_chain(first);
+			rxm_ep_txb_free_chain(first);
 			rxm_rma_answer(ep, peer, h->msg_id, -FI_ENOMEM, NULL,
 				       0);
 			return;
@@ -329,11 +309,7 @@ static void rxm_rma_read_in(struct rxm_ep *ep, struct rxm_peer *peer,
 				0, chunk, at, 0, h->msg_id);
 		memcpy(b->buf + sizeof(struct rxm_hdr), src + at,
 		       (size_t)chunk);
-		if (last)
-			last->next = b;
-		else
-			first = b;
-		last = b;
+		rxm_ep_txb_append(&first, &last, b);
 		at += chunk;
 	}
 	if (first)
@@ -364,7 +340,7 @@ static void rxm_rma_atomic_in(struct rxm_ep *ep, struct rxm_peer *peer,
 	ret = rdm_rma_atomic(&ep->rdm, &ep->dom->keymap, rh->key, rh->addr,
 			     req, (size_t)h->size, ep->atomic_max, res,
 			     &res_len);
-	rxm_rma_answer(ep, peer, h->msg_id, rxm_rma_status(ret), res,
+	rxm_rma_answer(ep, peer, h->msg_id, ret, res,
 		       ret ? 0 : res_len);
 }
 

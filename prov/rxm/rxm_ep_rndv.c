@@ -178,9 +178,7 @@ static void rxm_rndv_answer(struct rxm_ep *ep, struct rxm_rx *rx,
 		return;
 	}
 	rxm_ep_hdr_fill((struct rxm_hdr *)b->buf, RXM_OP_RNDV_DONE, 0,
-			status < 0 && status >= -RXM_ACK_ERRNO_MAX ?
-				(uint32_t)-status : status ? FI_EIO : 0,
-			len, 0, 0, rx->msg_id);
+			rxm_wire_errno(status), len, 0, 0, rx->msg_id);
 	rxm_ep_tx_queue(ep, rx->peer, b, b);
 }
 

@@ -69,6 +69,16 @@ struct rxm_txb *rxm_ep_txb_new(struct rxm_peer *peer, struct rxm_txop *op,
 	return b;
 }
 
+void rxm_ep_txb_free_chain(struct rxm_txb *b)
+{
+	struct rxm_txb *n;
+
+	for (; b; b = n) {
+		n = b->next;
+		free(b);
+	}
+}
+
 void rxm_ep_tx_queue(struct rxm_ep *ep, struct rxm_peer *peer,
 		     struct rxm_txb *first, struct rxm_txb *last)
 {
@@ -118,11 +128,7 @@ int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
 			   i, msg_id);
 		(void)pl_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
 				    b->buf + sizeof(struct rxm_hdr), chunk);
-		if (last)
-			last->next = b;
-		else
-			first = b;
-		last = b;
+		rxm_ep_txb_append(&first, &last, b);
 	}
 	/* the whole message queues at once, behind what was queued:
 	 * segments of two messages never interleave on a connection */
@@ -130,10 +136,7 @@ int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
 	return 1;
 
 err:
-	while ((b = first)) {
-		first = b->next;
-		free(b);
-	}
+	rxm_ep_txb_free_chain(first);
 	free(op);
 	return -FI_ENOMEM;
 }

@@ -47,6 +47,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <rdma/fi_errno.h>
+
 #define RXM_PROTO_VERSION	2	/* 2: RMA and atomics */
 #define RXM_RNDV_IOV_MAX	4	/* buffers one rendezvous names */
 
@@ -153,6 +155,16 @@ int rxm_proto_check(const struct rxm_hdr *h, size_t len,
  * wrapping. 0 or -FI_EINVAL.
  */
 int rxm_rndv_check(const struct rxm_rndv_req *r, size_t len, uint64_t size);
+
+/* A status (0 or -FI_E*) as an ack or RNDV_DONE carries it: 0, or a
+ * positive errno up to RXM_ACK_ERRNO_MAX (FI_EIO for anything else). */
+static inline uint32_t rxm_wire_errno(int status)
+{
+	if (!status)
+		return 0;
+	return status < 0 && status >= -RXM_ACK_ERRNO_MAX ?
+	       (uint32_t)-status : FI_EIO;
+}
 
 /* Payload bytes one SAR segment carries (the last carries the rest). */
 static inline size_t rxm_sar_seg_payload(const struct rxm_proto_limits *lim)

@@ -20,23 +20,7 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 
-#define CHECK(c)                                                        \
-	do {                                                            \
-		if (!(c)) {                                             \
-			fprintf(stderr, "%s:%d: CHECK FAILED: %s\n",    \
-				__FILE__, __LINE__, #c);                \
-			exit(1);                                        \
-		}                                                       \
-	} while (0)
-#define CHECK_EQ(a, b)                                                  \
-	do {                                                            \
-		long long a_ = (long long)(a), b_ = (long long)(b);     \
-		if (a_ != b_) {                                         \
-			fprintf(stderr, "%s:%d: %s == %s: %lld != %lld\n", \
-				__FILE__, __LINE__, #a, #b, a_, b_);    \
-			exit(1);                                        \
-		}                                                       \
-	} while (0)
+#include "rxm_check.h"
 
 #define WATCH_S 30
 
