@@ -66,19 +66,31 @@ fi
 /usr/bin/python3 - "${logs[@]}" <<'PY' || status=1
 import json, sys
 passed = failed = skipped = 0
+failures = []
 for path in sys.argv[1:]:
     try:
         lines = open(path).read().splitlines()
     except OSError:
         continue
     for line in lines:
-        r = json.loads(line).get("result")
+        t = json.loads(line)
+        r = t.get("result")
         if r in ("OK", "EXPECTEDFAIL"):
             passed += 1
         elif r == "SKIP":
             skipped += 1
         else:
             failed += 1
+            failures.append((path, t))
+# The failures again, last, where a reader of only the end of the log
+# (a CI summary) sees them: which log, which test, how it ended, and the
+# end of what it printed.
+for path, t in failures:
+    print(f"== FAILED in {path}: {t.get('name')} ({t.get('result')}, "
+          f"rc {t.get('returncode')}, {t.get('duration', 0):.2f} s)")
+    out = (t.get("stdout") or "") + (t.get("stderr") or "")
+    for l in out.splitlines()[-25:]:
+        print("   | " + l)
 print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed or passed == 0 else 0)
 PY

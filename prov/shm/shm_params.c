@@ -40,6 +40,12 @@ static const struct pl_param_def shm_param_table[] = {
 	  "sender: the receiver reads chunks from the front while the "
 	  "sender, when it polls, writes chunks from the back; 0 never "
 	  "shares (the receiver copies alone)" },
+	{ "peer_timeout_ms", FI_PARAM_SIZE_T,
+	  SHM_STR(SHM_PEER_TIMEOUT_MS_DEFAULT),
+	  "Milliseconds a live peer may leave commands unread in its queue "
+	  "(or a transfer from it unfed) before the operations waiting for "
+	  "it complete with FI_ETIMEDOUT and it is treated as lost (later "
+	  "sends: FI_ECONNREFUSED); 0 waits forever, as the reference does" },
 };
 
 static pthread_once_t shm_params_define_once = PTHREAD_ONCE_INIT;
@@ -82,6 +88,9 @@ static void shm_params_read(void)
 	p->cma_split_min = pl_param_get_size(&shm_prov, "cma_split_min",
 					     SHM_CMA_SPLIT_MIN_DEFAULT, 0,
 					     SIZE_MAX);
+	p->peer_timeout_ms = pl_param_get_size(&shm_prov, "peer_timeout_ms",
+					       SHM_PEER_TIMEOUT_MS_DEFAULT, 0,
+					       (size_t)1 << 40);
 }
 
 const struct shm_params *shm_params_get(void)

@@ -56,6 +56,13 @@ struct fi_provider *shm_prov_ini(void);
 #define SHM_SAR_BUF_SIZE_DEFAULT	32768
 #define SHM_SAR_BUF_COUNT_DEFAULT	32
 #define SHM_MAX_PEERS_DEFAULT		256
+/* DESIGN.md 7a (liveness): a live peer whose command queue holds
+ * commands and whose consumer has not moved for this long is treated as
+ * lost. Five minutes: longer than any pause an honest process takes
+ * between two progress calls in a job that still expects an answer, and
+ * short enough that a stopped peer does not hang its partners forever.
+ * 0 waits forever, as the reference does. */
+#define SHM_PEER_TIMEOUT_MS_DEFAULT	300000
 /* domain_attr->mr_cnt: the registrations a domain advertises. Its key
  * map has no fixed size; 1024 is what FI_SHM_MR_TABLE's default gave
  * before the layout dropped that table (version 6). */
@@ -72,6 +79,7 @@ struct shm_params {
 	size_t	sar_buf_count;	/* FI_SHM_SAR_BUF_COUNT (per endpoint) */
 	size_t	max_peers;	/* FI_SHM_MAX_PEERS: peer table entries */
 	size_t	cma_split_min;	/* FI_SHM_CMA_SPLIT_MIN, 0: never split */
+	size_t	peer_timeout_ms; /* FI_SHM_PEER_TIMEOUT_MS, 0: forever */
 };
 
 /* Define the table (idempotent, thread-safe). The provider's ini and

@@ -124,6 +124,10 @@ struct shm_xfer_rx {
 	uint64_t		next_chunk;
 	uint64_t		nchunks;
 	uint64_t		copied;
+	/* stall watch (shm_xfer_reap_dead): copied as last seen, and since
+	 * when (ns, 0: not yet watched) it has not moved */
+	uint64_t		seen_copied;
+	uint64_t		still_since;
 	/* a split copy (shm_xfer_split.c) */
 	uint32_t		split_job;	/* job index in our region */
 	int32_t			split_status;	/* first copy error, or 0 */

@@ -48,14 +48,23 @@ struct shm_xfer_peer {
 	uint16_t		idx;	/* our entry in its peer table */
 	uint32_t		gen;
 	bool			cma;	/* both sides advertise CMA */
-	bool			dead;	/* its owner was found dead: sends
-					 * fail with -FI_ECONNREFUSED */
+	bool			dead;	/* its owner was found dead, or
+					 * stalled past the peer timeout:
+					 * sends fail with -FI_ECONNREFUSED */
+	int			lost;	/* why, once dead: -FI_ECONNRESET
+					 * or -FI_ETIMEDOUT, what the
+					 * operations waiting for it get */
 	uint32_t		eagain;	/* -FI_EAGAIN sends, to pace the
 					 * liveness checks they trigger */
 	uint32_t		alive_pass; /* ep->reap_pass in which its owner
 					     * was last found alive: one check
 					     * per pass, however many
 					     * operations wait on it */
+	/* stall watch (shm_xfer_peer_stalled): its queue's shared head as
+	 * last read, and since when (ns, 0: not yet watched) it stood
+	 * still with commands in the queue */
+	uint64_t		seen_head;
+	uint64_t		still_since;
 	char			name[SHM_NAME_MAX];
 };
 
@@ -158,6 +167,9 @@ struct shm_xfer_ep {
 	uint32_t		polls;		/* since the last peer check */
 	uint32_t		reap_pass;	/* shm_xfer_reap_dead calls, never 0
 						 * once counting (peer->alive_pass) */
+	uint64_t		reap_now;	/* the pass's monotonic clock, ns */
+	uint64_t		peer_timeout_ns; /* FI_SHM_PEER_TIMEOUT_MS, 0:
+						  * never */
 	struct shm_xfer_stats	stats;
 };
 

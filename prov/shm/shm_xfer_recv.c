@@ -125,6 +125,8 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
 	rx->next_chunk = 0;
 	rx->nchunks = 0;
 	rx->copied = 0;
+	rx->seen_copied = 0;
+	rx->still_since = 0;
 	rx->split_job = 0;
 	rx->split_status = 0;
 	return rx;

@@ -16,6 +16,7 @@
  */
 #include <fcntl.h>
 #include <stdbool.h>
+#include <time.h>
 
 #include "shm_cmdq.h"
 #include "shm_xfer_test.h"
@@ -233,6 +234,12 @@ static void attack_step(struct shm_region *v, struct shm_region *h,
 		h->hdr->sar_buf_size = 16u << 20;
 		vh->sar_chan_count = 1u << 31;
 		vh->sar_buf_size = 16u << 20;
+	} else if (!strcmp(scenario, "peer_table")) {
+		/* every entry of both peer tables, H's own in V's among
+		 * them: a receiver works from its private record of a
+		 * sender (shm_rpeer), never from the entry again */
+		rnd_bytes(v->peers, v->geo.peer_count * sizeof(*v->peers));
+		rnd_bytes(h->peers, h->geo.peer_count * sizeof(*h->peers));
 	} else if (!strcmp(scenario, "commands")) {
 		for (int i = 0; i < 16; i++)
 			inject_random(v, true);
@@ -432,6 +439,220 @@ static void run_hol(bool kill_a)
 	assert_int_equal(shm_test_wait(v), 0);
 }
 
+/* ---- a live peer that stops reading: its operations time out ---- */
+
+/*
+ * DESIGN.md 7a, liveness: run with FI_SHM_PEER_TIMEOUT_MS=500.
+ *
+ * stalled_peer: V takes H's first message, then stops (SIGSTOP) with
+ * H's next send (100 KB: single copy, or bounce buffers without CMA)
+ * unread in its queue. H's 100 KB sends to another receiver W keep
+ * completing meanwhile; H's send to V completes with -FI_ETIMEDOUT, not
+ * before the timeout; a later send to V is refused (-FI_ECONNREFUSED).
+ * V, continued, reads the stale commands and ends cleanly.
+ *
+ * stalled_sender: S stops in the middle of a 1 MiB message through
+ * bounce buffers (FI_SHM_DISABLE_CMA=1) that R has matched: R's
+ * reception completes with -FI_ETIMEDOUT instead of waiting forever.
+ */
+#define STALL_TIMEOUT_NS	500000000ull
+#define STALL_W_MSGS		20
+#define STALL_BIG		(1u << 20)
+
+struct stall_shared {
+	_Atomic pid_t	v, w;
+	_Atomic int	v_stopped, h_done, rx_started;
+};
+static struct stall_shared *ss;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void stall_v(void *arg)
+{
+	static uint8_t buf[100000];
+	struct node n;
+	uint64_t len;
+	int st;
+
+	(void)arg;
+	node_open(&n, 0);
+	atomic_store(&ss->v, getpid());
+	len = recv_into(&n, next_rx(&n), buf, sizeof(buf), false, &st);
+	SHM_CHECK(st == 0 && len == 64 && !shm_test_verify(buf, 64, 7));
+	/* our acknowledgement of it is out; stop with the rest unread */
+	raise(SIGSTOP);
+	/* continued after H gave up on us: whatever we read now is stale
+	 * for H (its buffer may be gone): take it or drop it, no crash */
+	while (!atomic_load(&ss->h_done))
+		drive(&n);
+	for (int i = 0; i < 20000; i++) {
+		drive(&n);
+		while (n.ulen)
+			shm_xfer_rx_discard(next_rx(&n));
+	}
+	shm_xfer_ep_close(n.ep);
+}
+
+static void stall_w(void *arg)
+{
+	static uint8_t buf[100000];
+	struct node n;
+
+	(void)arg;
+	node_open(&n, 3);
+	atomic_store(&ss->w, getpid());
+	for (uint64_t seq = 0; seq < STALL_W_MSGS; seq++) {
+		struct shm_xfer_rx *rx = next_rx(&n);
+		uint64_t len;
+		int st;
+
+		SHM_CHECK(rx->tag == seq);
+		len = recv_into(&n, rx, buf, sizeof(buf), false, &st);
+		SHM_CHECK(st == 0 && len == sizeof(buf));
+		SHM_CHECK(!shm_test_verify(buf, len, seq));
+		shm_test_progress();
+	}
+	while (!atomic_load(&ss->h_done))
+		drive(&n);
+	shm_xfer_ep_close(n.ep);
+}
+
+static void stall_h(void *arg)
+{
+	static uint8_t small[64], to_v[100000], to_w[100000];
+	struct shm_xfer_peer *pv, *pw;
+	struct shm_xfer_msg m = { .flags = SHM_XF_TAGGED };
+	struct iovec iov;
+	struct node n;
+	uint64_t t0;
+
+	(void)arg;
+	node_open(&n, 1);
+	while (!atomic_load(&ss->v) || !atomic_load(&ss->w))
+		usleep(100);
+	pv = peer_of(&n, atomic_load(&ss->v), 0);
+	pw = peer_of(&n, atomic_load(&ss->w), 3);
+	shm_test_fill(small, sizeof(small), 7);
+	send_msg(&n, pv, small, sizeof(small), 0, SHM_XF_DELIVERY, NULL);
+	wait_tx(&n);
+	wait_flag(&ss->v_stopped);
+
+	shm_test_fill(to_v, sizeof(to_v), 99);
+	t0 = now_ns();
+	SHM_CHECK(send_msg(&n, pv, to_v, sizeof(to_v), 99, 0, NULL) == 1);
+	/* others are not held up by the stalled peer */
+	for (uint64_t seq = 0; seq < STALL_W_MSGS; seq++) {
+		unsigned before = n.tx_done;
+
+		shm_test_fill(to_w, sizeof(to_w), seq);
+		if (send_msg(&n, pw, to_w, sizeof(to_w), seq, SHM_XF_DELIVERY,
+			     NULL) == 1)
+			while (n.tx_done == before)
+				drive(&n);
+		SHM_CHECK(n.tx_status == 0);
+	}
+	while (n.tx_pending)
+		drive(&n);
+	SHM_CHECK(n.tx_status == -FI_ETIMEDOUT);
+	SHM_CHECK(now_ns() - t0 >= STALL_TIMEOUT_NS);
+	/* a lost peer refuses new sends */
+	iov = (struct iovec){ small, sizeof(small) };
+	m.iov = &iov;
+	m.iov_count = 1;
+	SHM_CHECK(shm_xfer_send(n.ep, pv, &m) == -FI_ECONNREFUSED);
+	atomic_store(&ss->h_done, 1);
+	shm_xfer_peer_close(pv);
+	shm_xfer_peer_close(pw);
+	shm_xfer_ep_close(n.ep);
+}
+
+static void run_stalled_peer(void)
+{
+	pid_t v, h, w;
+	int st;
+
+	shm_test_watchdog_init();
+	memset(ss, 0, sizeof(*ss));
+	v = shm_test_spawn(stall_v, NULL);
+	w = shm_test_spawn(stall_w, NULL);
+	h = shm_test_spawn(stall_h, NULL);
+	SHM_CHECK(waitpid(v, &st, WUNTRACED) == v && WIFSTOPPED(st));
+	atomic_store(&ss->v_stopped, 1);
+	st = shm_test_wait(h);
+	/* V goes on whatever H's fate: a failed check must not leave a
+	 * stopped process behind */
+	kill(v, SIGCONT);
+	assert_int_equal(st, 0);
+	assert_int_equal(shm_test_wait(w), 0);
+	assert_int_equal(shm_test_wait(v), 0);
+}
+
+static void stall_r(void *arg)
+{
+	static uint8_t buf[STALL_BIG];
+	struct shm_xfer_rx *rx;
+	struct node n;
+	int st;
+
+	(void)arg;
+	node_open(&n, 0);
+	atomic_store(&ss->v, getpid());
+	rx = next_rx(&n);
+	SHM_CHECK(rx->size == STALL_BIG);
+	atomic_store(&ss->rx_started, 1);
+	(void)recv_into(&n, rx, buf, sizeof(buf), false, &st);
+	SHM_CHECK(st == -FI_ETIMEDOUT);
+	shm_xfer_ep_close(n.ep);
+}
+
+static void stall_s(void *arg)
+{
+	static uint8_t buf[STALL_BIG];
+	struct shm_xfer_peer *p;
+	struct node n;
+
+	(void)arg;
+	node_open(&n, 1);
+	while (!atomic_load(&ss->v))
+		usleep(100);
+	p = peer_of(&n, atomic_load(&ss->v), 0);
+	shm_test_fill(buf, sizeof(buf), 5);
+	SHM_CHECK(send_msg(&n, p, buf, sizeof(buf), 5, 0, NULL) == 1);
+	/* R has the message but has not placed a byte of it: what we sent
+	 * fills at most the bounce ring, far less than the message */
+	while (!atomic_load(&ss->rx_started))
+		drive(&n);
+	raise(SIGSTOP);
+	/* continued after R gave up and left: our send fails, we end */
+	while (n.tx_pending)
+		drive(&n);
+	SHM_CHECK(n.tx_status != 0);
+	shm_xfer_peer_close(p);
+	shm_xfer_ep_close(n.ep);
+}
+
+static void run_stalled_sender(void)
+{
+	pid_t r, s;
+	int st;
+
+	shm_test_watchdog_init();
+	memset(ss, 0, sizeof(*ss));
+	r = shm_test_spawn(stall_r, NULL);
+	s = shm_test_spawn(stall_s, NULL);
+	SHM_CHECK(waitpid(s, &st, WUNTRACED) == s && WIFSTOPPED(st));
+	st = shm_test_wait(r);
+	kill(s, SIGCONT);
+	assert_int_equal(st, 0);
+	assert_int_equal(shm_test_wait(s), 0);
+}
+
 static void test_attack(void **state)
 {
 	(void)state;
@@ -439,6 +660,10 @@ static void test_attack(void **state)
 		run_hol(false);
 	else if (!strcmp(scenario, "dead_peer"))
 		run_hol(true);
+	else if (!strcmp(scenario, "stalled_peer"))
+		run_stalled_peer();
+	else if (!strcmp(scenario, "stalled_sender"))
+		run_stalled_sender();
 	else
 		run_attack();
 }
@@ -447,8 +672,8 @@ int main(int argc, char **argv)
 {
 	static const char *const known[] = {
 		"peer_count", "hdr_random", "inline_max", "sar_geometry",
-		"commands", "stuck_claim", "far_claim", "stopped_peer",
-		"dead_peer",
+		"peer_table", "commands", "stuck_claim", "far_claim", "stopped_peer",
+		"dead_peer", "stalled_peer", "stalled_sender",
 	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_attack),
@@ -469,5 +694,6 @@ int main(int argc, char **argv)
 		return 1;
 	sh = m;
 	hs = (struct hol_shared *)((char *)m + 2048);
+	ss = (struct stall_shared *)((char *)m + 3072);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,7 @@ static void child_defaults(void *arg)
 	SHM_CHECK(p->sar_buf_size == SHM_SAR_BUF_SIZE_DEFAULT);
 	SHM_CHECK(p->sar_buf_count == SHM_SAR_BUF_COUNT_DEFAULT);
 	SHM_CHECK(p->cma_split_min == SHM_CMA_SPLIT_MIN_DEFAULT);
+	SHM_CHECK(p->peer_timeout_ms == SHM_PEER_TIMEOUT_MS_DEFAULT);
 }
 
 static void test_defaults(void **state)
@@ -36,7 +37,7 @@ static void test_defaults(void **state)
 		"FI_SHM_DISABLE_CMA", "FI_SHM_SAR_THRESHOLD",
 		"FI_SHM_INLINE_SIZE", "FI_SHM_SAR_BUF_SIZE",
 		"FI_SHM_SAR_BUF_COUNT", "FI_SHM_CMA_SPLIT_MIN",
-		"FI_TUNING_PROFILE", NULL };
+		"FI_SHM_PEER_TIMEOUT_MS", "FI_TUNING_PROFILE", NULL };
 
 	for (int i = 0; unset[i]; i++)
 		unsetenv(unset[i]);
@@ -55,12 +56,13 @@ static void child_env(void *arg)
 	setenv("FI_SHM_SAR_BUF_SIZE", "8192", 1);
 	setenv("FI_SHM_SAR_BUF_COUNT", "16", 1);
 	setenv("FI_SHM_CMA_SPLIT_MIN", "0", 1);
+	setenv("FI_SHM_PEER_TIMEOUT_MS", "0", 1);
 	p = shm_params_get();
 	SHM_CHECK(p->tx_size == 77 && p->rx_size == 4096);
 	SHM_CHECK(p->disable_cma);
 	SHM_CHECK(p->sar_threshold == 65536 && p->inline_size == 512);
 	SHM_CHECK(p->sar_buf_size == 8192 && p->sar_buf_count == 16);
-	SHM_CHECK(p->cma_split_min == 0);
+	SHM_CHECK(p->cma_split_min == 0 && p->peer_timeout_ms == 0);
 	SHM_CHECK(shm_cma_state() == SHM_CMA_OFF_PARAM);
 }
 
@@ -100,7 +102,7 @@ static void test_table_listed(void **state)
 	shm_params_define();
 	shm_params_define();	/* idempotent */
 	assert_int_equal(pl_param_foreach(count_shm, &n), 0);
-	assert_int_equal(n, 9);
+	assert_int_equal(n, 10);
 }
 
 int main(void)
