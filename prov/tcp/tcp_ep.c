@@ -298,14 +298,12 @@ static ssize_t tcp_ep_cancel(fid_t fid, void *context)
 static ssize_t tcp_ep_tx_size_left(struct fid_ep *ep_fid)
 {
 	struct tcp_ep *ep = tcp_ep_of(ep_fid);
-	struct tcp_xfer *x;
-	ssize_t n = 0;
+	ssize_t n;
 
 	if (!ep)
 		return -FI_EINVAL;
 	pthread_mutex_lock(&ep->lock);
-	for (x = ep->tx_free; x; x = x->next)
-		n++;
+	n = (ssize_t)tcp_ep_tx_free_count(ep, SIZE_MAX);
 	pthread_mutex_unlock(&ep->lock);
 	return n;
 }
@@ -321,6 +319,7 @@ static ssize_t tcp_ep_rx_size_left(struct fid_ep *ep_fid)
 	pthread_mutex_lock(&ep->lock);
 	for (rx = ep->rx_free; rx; rx = rx->next)
 		n++;
+	n += (ssize_t)(ep->rx_size - ep->rx_made);
 	pthread_mutex_unlock(&ep->lock);
 	return n;
 }

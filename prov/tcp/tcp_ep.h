@@ -92,6 +92,10 @@ struct tcp_rx {
 	struct tcp_srx *srx;		/* owner pool; NULL: the endpoint's */
 };
 
+/* Entries of an endpoint's transfer and receive tables made at once
+ * (tcp_ep_tx.c, tcp_ep_rx.c). */
+#define TCP_POOL_CHUNK	32
+
 struct tcp_rxq {
 	struct tcp_rx *head, *tail;
 };
@@ -177,8 +181,15 @@ struct tcp_ep {
 	struct tcp_cm_in cm_in;
 
 	/* transmit */
-	struct tcp_xfer *xfers;		/* tx_size + reply_size entries */
-	uint8_t *inject_bufs;
+	/* tx_size + reply_size entries, index = id & 0xffff, made
+	 * TCP_POOL_CHUNK at a time on first need (tcp_ep_xfer_get): a
+	 * connection that has a few operations in flight holds a few KiB,
+	 * not the whole table (rxm keeps one per peer) */
+	struct tcp_xfer **xchunks;
+	size_t x_fresh_tx, x_fresh_reply; /* next index never handed out:
+					   * tx [0, tx_size), replies
+					   * [tx_size, tx_size + reply_size) */
+	uint8_t *inject_bufs;		/* malloc'd: pages only when used */
 	size_t tx_size, reply_size, max_inject;
 	struct tcp_xfer *tx_free, *reply_free;
 	struct tcp_xfer *txq_head, *txq_tail;
@@ -193,9 +204,9 @@ struct tcp_ep {
 
 	/* receive */
 	struct tcp_rxq rxq, trxq;	/* posted msg / tagged (no srx) */
-	struct tcp_rx *rx_pool;
+	struct tcp_rx **rx_chunks;	/* made TCP_POOL_CHUNK at a time */
 	struct tcp_rx *rx_free;
-	size_t rx_size;
+	size_t rx_size, rx_made;	/* rx_made: entries carved so far */
 	struct tcp_rx_state rs;
 	struct tcp_unexp *unexp_head, *unexp_tail; /* arrival order */
 	size_t unexp_bytes, unexp_max;
@@ -238,6 +249,11 @@ int tcp_ep_cm_handle(struct tcp_sock_ev *ev, uint32_t events);
 int tcp_ep_tx_init(struct tcp_ep *ep);
 void tcp_ep_tx_fini(struct tcp_ep *ep);
 struct tcp_xfer *tcp_ep_xfer_get(struct tcp_ep *ep, bool reply);
+/* Is a reply entry free (made now if needed)? Then the next
+ * tcp_ep_xfer_get(ep, true) succeeds. */
+bool tcp_ep_reply_ready(struct tcp_ep *ep);
+/* Free transmit entries, counted up to max (made or not yet made). */
+size_t tcp_ep_tx_free_count(const struct tcp_ep *ep, size_t max);
 void tcp_ep_xfer_put(struct tcp_ep *ep, struct tcp_xfer *x);
 /* Append x to the send queue and push what the socket takes. */
 void tcp_ep_tx_queue(struct tcp_ep *ep, struct tcp_xfer *x);

@@ -38,22 +38,19 @@
 
 int tcp_ep_rx_init(struct tcp_ep *ep)
 {
-	size_t i;
-
-	ep->rx_pool = calloc(ep->rx_size, sizeof(*ep->rx_pool));
+	/* the entries themselves are made on first need (tcp_ep_rx_get) */
+	ep->rx_chunks = calloc((ep->rx_size + TCP_POOL_CHUNK - 1) /
+			       TCP_POOL_CHUNK, sizeof(*ep->rx_chunks));
 	ep->stage = malloc(ep->stage_cap);
-	if (!ep->rx_pool || !ep->stage) {
-		free(ep->rx_pool);
+	if (!ep->rx_chunks || !ep->stage) {
+		free(ep->rx_chunks);
 		free(ep->stage);
-		ep->rx_pool = NULL;
+		ep->rx_chunks = NULL;
 		ep->stage = NULL;
 		return -FI_ENOMEM;
 	}
 	ep->rx_free = NULL;
-	for (i = ep->rx_size; i-- > 0;) {
-		ep->rx_pool[i].next = ep->rx_free;
-		ep->rx_free = &ep->rx_pool[i];
-	}
+	ep->rx_made = 0;
 	memset(&ep->rs, 0, sizeof(ep->rs));
 	ep->rs.phase = TCP_RX_HDR;
 	ep->unexp_max = tcp_params_get()->max_unexpected;
@@ -62,17 +59,48 @@ int tcp_ep_rx_init(struct tcp_ep *ep)
 
 void tcp_ep_rx_fini(struct tcp_ep *ep)
 {
+	size_t c;
+
 	tcp_ep_unexp_free(ep);
-	free(ep->rx_pool);
+	if (ep->rx_chunks)
+		for (c = 0; c * TCP_POOL_CHUNK < ep->rx_size; c++)
+			free(ep->rx_chunks[c]);
+	free(ep->rx_chunks);
 	free(ep->stage);
-	ep->rx_pool = NULL;
+	ep->rx_chunks = NULL;
 	ep->stage = NULL;
+}
+
+/* The next chunk of receive entries onto the free list; false when all
+ * rx_size are made or memory is short. */
+static bool tcp_ep_rx_grow(struct tcp_ep *ep)
+{
+	size_t c = ep->rx_made / TCP_POOL_CHUNK, i, n;
+	struct tcp_rx *chunk;
+
+	if (ep->rx_made >= ep->rx_size)
+		return false;
+	n = ep->rx_size - ep->rx_made;
+	if (n > TCP_POOL_CHUNK)
+		n = TCP_POOL_CHUNK;
+	chunk = calloc(n, sizeof(*chunk));
+	if (!chunk)
+		return false;
+	ep->rx_chunks[c] = chunk;
+	for (i = n; i-- > 0;) {
+		chunk[i].next = ep->rx_free;
+		ep->rx_free = &chunk[i];
+	}
+	ep->rx_made += n;
+	return true;
 }
 
 struct tcp_rx *tcp_ep_rx_get(struct tcp_ep *ep)
 {
 	struct tcp_rx *rx = ep->rx_free;
 
+	if (!rx && tcp_ep_rx_grow(ep))
+		rx = ep->rx_free;
 	if (rx) {
 		ep->rx_free = rx->next;
 		memset(rx, 0, sizeof(*rx));
@@ -347,7 +375,7 @@ static int tcp_rx_dispatch_recv(struct tcp_ep *ep)
 	struct tcp_rx *rx;
 	size_t room, place;
 
-	if ((rs->hdr.flags & TCP_F_ACK_REQ) && !ep->reply_free) {
+	if ((rs->hdr.flags & TCP_F_ACK_REQ) && !tcp_ep_reply_ready(ep)) {
 		ep->stalled_on_reply = true;
 		tcp_rx_stall(ep);
 		return 0;
@@ -404,7 +432,7 @@ static int tcp_rx_dispatch_write(struct tcp_ep *ep)
 	void *local = NULL;
 	int ret;
 
-	if (!ep->reply_free) {
+	if (!tcp_ep_reply_ready(ep)) {
 		ep->stalled_on_reply = true;
 		tcp_rx_stall(ep);
 		return 0;
@@ -437,7 +465,7 @@ static int tcp_rx_dispatch_read_req(struct tcp_ep *ep)
 	void *local = NULL;
 	int ret;
 
-	if (!ep->reply_free) {
+	if (!tcp_ep_reply_ready(ep)) {
 		ep->stalled_on_reply = true;
 		tcp_rx_stall(ep);
 		return 0;

@@ -46,46 +46,100 @@
 
 int tcp_ep_tx_init(struct tcp_ep *ep)
 {
-	size_t n = ep->tx_size + ep->reply_size, i;
+	size_t n = ep->tx_size + ep->reply_size;
 
-	ep->xfers = calloc(n, sizeof(*ep->xfers));
-	if (!ep->xfers)
+	ep->xchunks = calloc((n + TCP_POOL_CHUNK - 1) / TCP_POOL_CHUNK,
+			     sizeof(*ep->xchunks));
+	if (!ep->xchunks)
 		return -FI_ENOMEM;
 	if (ep->max_inject) {
 		ep->inject_bufs = malloc(ep->tx_size * ep->max_inject);
 		if (!ep->inject_bufs) {
-			free(ep->xfers);
-			ep->xfers = NULL;
+			free(ep->xchunks);
+			ep->xchunks = NULL;
 			return -FI_ENOMEM;
 		}
 	}
 	ep->tx_free = ep->reply_free = NULL;
+	ep->x_fresh_tx = 0;
+	ep->x_fresh_reply = ep->tx_size;
 	/* no pass has the number UINT64_MAX: the first send leaves at once */
 	ep->tx_pass = UINT64_MAX;
-	for (i = n; i-- > 0;) {
-		struct tcp_xfer *x = &ep->xfers[i];
-
-		x->id = (uint32_t)i;
-		x->reply = i >= ep->tx_size;
-		if (!x->reply && ep->inject_bufs)
-			x->inject = ep->inject_bufs + i * ep->max_inject;
-		if (x->reply) {
-			x->next = ep->reply_free;
-			ep->reply_free = x;
-		} else {
-			x->next = ep->tx_free;
-			ep->tx_free = x;
-		}
-	}
 	return 0;
 }
 
 void tcp_ep_tx_fini(struct tcp_ep *ep)
 {
-	free(ep->xfers);
+	size_t n = ep->tx_size + ep->reply_size, c;
+
+	if (ep->xchunks)
+		for (c = 0; c * TCP_POOL_CHUNK < n; c++)
+			free(ep->xchunks[c]);
+	free(ep->xchunks);
 	free(ep->inject_bufs);
-	ep->xfers = NULL;
+	ep->xchunks = NULL;
 	ep->inject_bufs = NULL;
+}
+
+/* The entry of index idx, or NULL when its chunk was never made. */
+static struct tcp_xfer *tcp_ep_xfer_at(const struct tcp_ep *ep, size_t idx)
+{
+	struct tcp_xfer *chunk = ep->xchunks[idx / TCP_POOL_CHUNK];
+
+	return chunk ? &chunk[idx % TCP_POOL_CHUNK] : NULL;
+}
+
+/* An entry never handed out before, its chunk made if needed; NULL when
+ * the table (tx or replies) is used up or memory is short. */
+static struct tcp_xfer *tcp_ep_xfer_fresh(struct tcp_ep *ep, bool reply)
+{
+	size_t *next = reply ? &ep->x_fresh_reply : &ep->x_fresh_tx;
+	size_t end = reply ? ep->tx_size + ep->reply_size : ep->tx_size;
+	size_t idx = *next;
+	struct tcp_xfer **chunk, *x;
+
+	if (idx >= end)
+		return NULL;
+	chunk = &ep->xchunks[idx / TCP_POOL_CHUNK];
+	if (!*chunk) {
+		*chunk = calloc(TCP_POOL_CHUNK, sizeof(**chunk));
+		if (!*chunk)
+			return NULL;
+	}
+	x = &(*chunk)[idx % TCP_POOL_CHUNK];
+	x->id = (uint32_t)idx;
+	x->reply = reply;
+	if (!reply && ep->inject_bufs)
+		x->inject = ep->inject_bufs + idx * ep->max_inject;
+	(*next)++;
+	return x;
+}
+
+/* Free transmit entries, counted up to max: the free list, then those
+ * never made. */
+size_t tcp_ep_tx_free_count(const struct tcp_ep *ep, size_t max)
+{
+	const struct tcp_xfer *f;
+	size_t n = 0;
+
+	for (f = ep->tx_free; f && n < max; f = f->next)
+		n++;
+	n += ep->tx_size - ep->x_fresh_tx;
+	return n < max ? n : max;
+}
+
+bool tcp_ep_reply_ready(struct tcp_ep *ep)
+{
+	struct tcp_xfer *x;
+
+	if (ep->reply_free)
+		return true;
+	x = tcp_ep_xfer_fresh(ep, true);
+	if (!x)
+		return false;
+	x->next = NULL;
+	ep->reply_free = x;
+	return true;
 }
 
 struct tcp_xfer *tcp_ep_xfer_get(struct tcp_ep *ep, bool reply)
@@ -93,9 +147,10 @@ struct tcp_xfer *tcp_ep_xfer_get(struct tcp_ep *ep, bool reply)
 	struct tcp_xfer **head = reply ? &ep->reply_free : &ep->tx_free;
 	struct tcp_xfer *x = *head;
 
-	if (!x)
+	if (x)
+		*head = x->next;
+	else if (!(x = tcp_ep_xfer_fresh(ep, reply)))
 		return NULL;
-	*head = x->next;
 	x->heap = false;
 	x->next = NULL;
 	x->sent = 0;
@@ -140,8 +195,10 @@ struct tcp_xfer *tcp_ep_xfer_lookup(struct tcp_ep *ep, uint32_t id,
 
 	if (idx >= ep->tx_size)
 		return NULL;
-	x = &ep->xfers[idx];
-	if (x->id != id || x->state != state)
+	/* an entry of a made chunk never handed out has id 0 and state
+	 * FREE: no answer matches it */
+	x = tcp_ep_xfer_at(ep, idx);
+	if (!x || x->id != id || x->state != state)
 		return NULL;
 	return x;
 }
@@ -408,7 +465,11 @@ void tcp_ep_tx_fail_all(struct tcp_ep *ep, int err)
 	}
 	ep->txq_tail = NULL;
 	for (i = 0; i < n && ep->waiting; i++) {
-		x = &ep->xfers[i];
+		x = tcp_ep_xfer_at(ep, i);
+		if (!x) {	/* a chunk never made: skip it whole */
+			i |= TCP_POOL_CHUNK - 1;
+			continue;
+		}
 		if (x->state == TCP_XFER_WAIT_ACK ||
 		    x->state == TCP_XFER_WAIT_RESP)
 			tcp_ep_xfer_done(ep, x, err);
@@ -485,7 +546,7 @@ static void tcp_post_fill(struct tcp_xfer *x, const struct tcp_post *p,
 ssize_t tcp_ep_post_parts(struct tcp_ep *ep, const struct tcp_post *p,
 			  size_t n)
 {
-	struct tcp_xfer *x[TCP_RMA_IOV_MAX], *f;
+	struct tcp_xfer *x[TCP_RMA_IOV_MAX];
 	size_t total[TCP_RMA_IOV_MAX], i, len = 0;
 	ssize_t ret;
 
@@ -502,14 +563,18 @@ ssize_t tcp_ep_post_parts(struct tcp_ep *ep, const struct tcp_post *p,
 	if (ret)
 		goto out;
 	/* all parts or none: count the free slots first */
-	for (i = 0, f = ep->tx_free; f && i < n; f = f->next)
-		i++;
-	if (i < n) {
+	if (tcp_ep_tx_free_count(ep, n) < n) {
 		ret = -FI_EAGAIN;
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		x[i] = tcp_ep_xfer_get(ep, false);
+		if (!x[i]) {	/* a chunk could not be made */
+			while (i--)
+				tcp_ep_xfer_put(ep, x[i]);
+			ret = -FI_EAGAIN;
+			goto out;
+		}
 		tcp_post_fill(x[i], &p[i], total[i]);
 	}
 	if (n > 1) {

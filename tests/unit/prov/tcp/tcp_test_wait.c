@@ -281,6 +281,8 @@ static void burst_client(void *arg)
 	}
 	while (done < BURST_N)
 		done += tt_drain(c.txcq);
+	/* every transmit entry back, those made and those never made */
+	TT_EQ(c.ep->ops->tx_size_left(c.ep), (ssize_t)c.info->tx_attr->size);
 	tt_step(TT_CLIENT, 1);
 	/* the server's watchdog names a hang there: outlive it */
 	tt_watch("burst client: waiting for the server", 2 * TT_WATCHDOG_S);
@@ -304,8 +306,14 @@ int tt_scn_burst(void)
 	tt_server_listen(&s, &o);
 	tt_server_connreq(&s, NULL, NULL);
 	tt_server_accept(&s, NULL, 0);
+	/* the receive table is made a chunk at a time: every entry counts
+	 * as free, made or not, and each post takes one */
+	TT_EQ(s.ep->ops->rx_size_left(s.ep), (ssize_t)s.conn_info->rx_attr->size);
 	for (int i = 0; i < BURST_N; i++)
 		TT_EQ(fi_recv(s.ep, slot[i], BURST_LEN, NULL, 0, slot[i]), 0);
+	TT_EQ(s.ep->ops->rx_size_left(s.ep),
+	      (ssize_t)s.conn_info->rx_attr->size - BURST_N);
+	TT_EQ(s.ep->ops->tx_size_left(s.ep), (ssize_t)s.conn_info->tx_attr->size);
 	tt_step(TT_SERVER, 1);
 	/* not a call into the library until every send has completed */
 	tt_wait_step(TT_CLIENT, 1, NULL, NULL);
