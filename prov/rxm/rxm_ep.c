@@ -143,7 +143,7 @@ static void rxm_ep_transport_close(struct rxm_ep *ep)
 			if (fi_cq_readerr(ep->core_cq, &err, 0) != 1)
 				break;
 			if (err.flags & FI_RECV)
-				free(err.op_context);
+				rxm_ep_rxb_release(err.op_context);
 			else if (err.flags & FI_READ)
 				rxm_ep_rndv_read_done(ep, err.op_context,
 						      -FI_ECANCELED);
@@ -156,7 +156,7 @@ static void rxm_ep_transport_close(struct rxm_ep *ep)
 			break;
 		for (i = 0; i < n; i++) {
 			if (e[i].flags & FI_RECV)
-				free(e[i].op_context);
+				rxm_ep_rxb_release(e[i].op_context);
 			else if (e[i].flags & FI_READ)
 				rxm_ep_rndv_read_done(ep, e[i].op_context, 0);
 			else if (e[i].flags & FI_SEND)

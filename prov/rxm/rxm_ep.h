@@ -61,7 +61,21 @@ struct rxm_txb {
 struct rxm_rxb {
 	struct rxm_peer *peer;
 	struct fid_ep *ep;		/* where it is posted */
-	uint8_t buf[];			/* buffer_size bytes */
+	struct rxm_rxb_block *block;	/* whose mapping buf is in */
+	uint8_t *buf;			/* buffer_size bytes */
+};
+
+/* A connection's receive buffers (rxm_ep_rx_post_bufs): the records in
+ * one allocation, the buffers in one anonymous mapping, so a buffer's
+ * pages become resident only when data lands in them (a malloc'd buffer
+ * costs a page for its header at once: 32 buffers, 128 KiB a peer before
+ * the first byte). Freed when the last record is (rxm_ep_rxb_release);
+ * owned, like the records, by the endpoint's serialization. */
+struct rxm_rxb_block {
+	size_t refs;			/* records not yet released */
+	size_t bytes;			/* the mapping's length */
+	uint8_t *base;
+	struct rxm_rxb rxb[];
 };
 
 /* A message handed to the core (trx): eager (all of it copied) or
@@ -225,6 +239,9 @@ int rxm_ep_rx_post_bufs(struct rxm_ep *ep, struct rxm_peer *peer,
 			struct fid_ep *msg_ep);
 /* A core receive completed into rxb with len bytes. */
 void rxm_ep_rx_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb, size_t len);
+/* rxb is neither posted nor in use any more (the last record of its
+ * block unmaps the buffers). */
+void rxm_ep_rxb_release(struct rxm_rxb *rxb);
 /* A core receive ended in error (the connection went): free rxb. */
 void rxm_ep_rx_buf_failed(struct rxm_ep *ep, struct rxm_rxb *rxb);
 /* The peer's connection ended: its segmented message fails. */

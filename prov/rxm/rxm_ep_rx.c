@@ -11,6 +11,7 @@
 #include <endian.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <rdma/fi_errno.h>
 
@@ -29,26 +30,55 @@ static int rxm_rx_post(struct rxm_ep *ep, struct rxm_peer *peer,
 	return 0;
 }
 
+/* rxb is no longer posted nor in use: the last one frees the block. */
+void rxm_ep_rxb_release(struct rxm_rxb *rxb)
+{
+	struct rxm_rxb_block *b = rxb->block;
+
+	if (--b->refs)
+		return;
+	munmap(b->base, b->bytes);
+	free(b);
+}
+
 int rxm_ep_rx_post_bufs(struct rxm_ep *ep, struct rxm_peer *peer,
 			struct fid_ep *msg_ep)
 {
-	struct rxm_rxb *rxb;
-	size_t i;
+	size_t i, n = ep->msg_rx_size, buf = ep->lim.buf_size;
+	struct rxm_rxb_block *b;
+	void *base;
 	int ret;
 
-	for (i = 0; i < ep->msg_rx_size; i++) {
-		rxb = malloc(sizeof(*rxb) + ep->lim.buf_size);
-		if (!rxb)
-			return -FI_ENOMEM;
-		rxb->peer = peer;
-		rxb->ep = msg_ep;
-		ret = rxm_rx_post(ep, peer, rxb);
-		if (ret) {
-			free(rxb);
-			/* a core whose receive queue is shorter than
-			 * msg_rx_size: what it took is the window */
-			return ret == -FI_EAGAIN && i ? 0 : ret;
-		}
+	if (!n)
+		return 0;
+	b = malloc(sizeof(*b) + n * sizeof(b->rxb[0]));
+	if (!b)
+		return -FI_ENOMEM;
+	base = mmap(NULL, n * buf, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED) {
+		free(b);
+		return -FI_ENOMEM;
+	}
+	b->base = base;
+	b->bytes = n * buf;
+	b->refs = n;
+	for (i = 0; i < n; i++) {
+		b->rxb[i] = (struct rxm_rxb){ .peer = peer, .ep = msg_ep,
+					      .block = b,
+					      .buf = b->base + i * buf };
+	}
+	for (i = 0; i < n; i++) {
+		ret = rxm_rx_post(ep, peer, &b->rxb[i]);
+		if (!ret)
+			continue;
+		/* a core whose receive queue is shorter than msg_rx_size:
+		 * what it took is the window; the rest is released */
+		size_t posted = i;
+
+		for (; i < n; i++)
+			rxm_ep_rxb_release(&b->rxb[i]);
+		return ret == -FI_EAGAIN && posted ? 0 : ret;
 	}
 	return 0;
 }
@@ -61,14 +91,14 @@ static void rxm_rx_repost(struct rxm_ep *ep, struct rxm_rxb *rxb)
 	peer->rxb_posted--;
 	if (peer->conn->state != RXM_CONN_CONNECTED ||
 	    rxm_rx_post(ep, peer, rxb))
-		free(rxb);
+		rxm_ep_rxb_release(rxb);
 }
 
 void rxm_ep_rx_buf_failed(struct rxm_ep *ep, struct rxm_rxb *rxb)
 {
 	(void)ep;
 	rxb->peer->rxb_posted--;
-	free(rxb);
+	rxm_ep_rxb_release(rxb);
 }
 
 static uint32_t rxm_rx_flags(const struct rxm_hdr *h)
@@ -107,8 +137,10 @@ static void rxm_rx_eager(struct rxm_ep *ep, struct rxm_rxb *rxb,
 	if (!rx) {
 		RXM_LOG_WARN(FI_LOG_EP_DATA, "no memory for an unexpected "
 			     "message: closing its connection\n");
+		struct rxm_peer *peer = rxb->peer;	/* rxb may go */
+
 		rxm_rx_repost(ep, rxb);
-		rxm_cm_disconnect(&ep->cm, rxb->peer->conn, -FI_ENOMEM);
+		rxm_cm_disconnect(&ep->cm, peer->conn, -FI_ENOMEM);
 		return;
 	}
 	rx->peer = rxb->peer;
@@ -227,7 +259,8 @@ nomem:
 
 void rxm_ep_rx_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb, size_t len)
 {
-	struct rxm_hdr h;
+	struct rxm_hdr h = { 0 };	/* op 0 in the warning of a runt */
+	struct rxm_peer *peer;
 	int ret;
 
 	if (len < sizeof(h)) {
@@ -266,8 +299,11 @@ void rxm_ep_rx_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb, size_t len)
 bad:
 	RXM_LOG_WARN(FI_LOG_EP_DATA, "bad message (%d, op %u): closing the "
 		     "connection\n", ret, (unsigned)h.op);
+	/* the repost may free rxb (its connection no longer runs): the
+	 * peer first (peers live until the endpoint closes) */
+	peer = rxb->peer;
 	rxm_rx_repost(ep, rxb);
-	rxm_cm_disconnect(&ep->cm, rxb->peer->conn, -FI_EIO);
+	rxm_cm_disconnect(&ep->cm, peer->conn, -FI_EIO);
 }
 
 void rxm_ep_rx_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err)
