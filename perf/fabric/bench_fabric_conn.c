@@ -41,7 +41,7 @@
 #define CONN_TAG	0x5ca1eull
 #define CONN_NAME_MAX	64
 #define CONN_STALL_S	120
-#define CONN_MAX_HELPERS 64
+#define CONN_MAX_HELPERS 256
 
 struct conn_side {
 	struct fi_info *info;
