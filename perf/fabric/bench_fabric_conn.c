@@ -5,7 +5,8 @@
  * processes (-T, default 10; P / H endpoints each, all on 127.0.0.1,
  * each helper with one fabric, domain, CQ and AV for its endpoints).
  * Every first send starts a connection (an RDM provider over a
- * connected one: tcp;ofi_rxm). Rows:
+ * connected one: tcp;ofi_rxm). The helpers sleep in fi_cq_sread; the
+ * measurer spins. Rows:
  *
  *   conn_all_first_msg   ms from the first send until every peer has
  *                        received its message (each helper reports when
@@ -130,10 +131,11 @@ static void conn_read(int fd, void *p, size_t len)
 
 /* fabric, domain, one CQ and one AV on 127.0.0.1; buf of len bytes */
 static void conn_side_open(struct conn_side *s, const struct bf_opts *o,
-			   size_t cq_size, size_t len)
+			   size_t cq_size, size_t len, bool sleepy)
 {
 	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_CONTEXT,
-				      .wait_obj = FI_WAIT_NONE,
+				      .wait_obj = sleepy ? FI_WAIT_UNSPEC :
+							   FI_WAIT_NONE,
 				      .size = cq_size };
 	struct fi_av_attr av_attr = { .type = FI_AV_TABLE };
 	struct fi_info *hints = fi_allocinfo();
@@ -202,16 +204,19 @@ static void conn_side_close(struct conn_side *s)
 	free(s->buf);
 }
 
-/* Completions read, errors fatal. */
-static size_t conn_drain(struct conn_side *s)
+/* Completions read (waiting up to timeout_ms with sread when it is not
+ * 0: a helper sleeps, so that hundreds of them leave the CPUs to the
+ * measurer and the providers' threads), errors fatal. */
+static size_t conn_drain(struct conn_side *s, int timeout_ms)
 {
 	struct fi_cq_entry e[64];
 	struct fi_cq_err_entry err;
-	ssize_t n = fi_cq_read(s->cq, e, 64);
+	ssize_t n = timeout_ms ? fi_cq_sread(s->cq, e, 64, NULL, timeout_ms) :
+				 fi_cq_read(s->cq, e, 64);
 
 	if (n > 0)
 		return (size_t)n;
-	if (n == -FI_EAGAIN)
+	if (n == -FI_EAGAIN || n == -FI_ETIMEDOUT)
 		return 0;
 	if (n == -FI_EAVAIL) {
 		memset(&err, 0, sizeof(err));
@@ -236,7 +241,7 @@ static int conn_helper(const struct bf_opts *o, int sock, unsigned n)
 
 	if (!ctx || !eps)
 		conn_die("calloc", -FI_ENOMEM);
-	conn_side_open(&s, o, 2 * n + 64, 8 * (size_t)n);
+	conn_side_open(&s, o, 2 * n + 64, 8 * (size_t)n, true);
 	for (i = 0; i < n; i++) {
 		eps[i] = conn_ep_open(&s);
 		len = sizeof(name);
@@ -250,7 +255,7 @@ static int conn_helper(const struct bf_opts *o, int sock, unsigned n)
 		conn_write(sock, name, len);
 	}
 	while (got < n)
-		got += conn_drain(&s);
+		got += conn_drain(&s, 100);
 	c = 'd';
 	conn_write(sock, &c, 1);
 	conn_read(sock, &c, 1);		/* the measurer is done */
@@ -315,7 +320,7 @@ static int conn_measure(const struct bf_opts *o, const int *socks,
 			conn_die("peer name too long", -FI_EINVAL);
 		conn_read(socks[i / per], names[i], len);
 	}
-	conn_side_open(&s, o, 16384, 64);
+	conn_side_open(&s, o, 16384, 64, false);
 	ep = conn_ep_open(&s);
 	rss0 = conn_rss_kib();
 	for (i = 0; i < p; i++)
@@ -326,7 +331,7 @@ static int conn_measure(const struct bf_opts *o, const int *socks,
 		pfd[i] = (struct pollfd){ .fd = socks[i], .events = POLLIN };
 	t0 = last = conn_now_ns();
 	while (tx_done < p || helpers_done < h) {
-		size_t got = conn_drain(&s);
+		size_t got = conn_drain(&s, 0);
 		unsigned hd = conn_poll_done(pfd, h);
 
 		if (posted < p) {
