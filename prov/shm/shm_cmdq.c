@@ -94,6 +94,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_clock.h"
 #include "pl_compiler.h"
 #include "pl_proc.h"
 #include "shm_cmdq.h"
@@ -322,14 +323,6 @@ static void shm_cmdq_skip(struct shm_region *r, uint64_t pos)
 	pl_fetch_add_relaxed(&r->ctl->dropped, 1);
 }
 
-static uint64_t shm_cmdq_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A claim word st of the head position: will its claimer never commit?
  * Dead (5), or the same word has stood for the bound (7). */
 static bool shm_cmdq_claim_stuck(struct shm_region *r, uint64_t st)
@@ -338,7 +331,7 @@ static bool shm_cmdq_claim_stuck(struct shm_region *r, uint64_t st)
 
 	if (!pl_proc_alive((pid_t)(st & SHM_PID_MASK), 0))
 		return true;
-	now = shm_cmdq_now_ns();
+	now = pl_clock_now_ns();
 	if (r->stall_word != st) {
 		r->stall_word = st;
 		r->stall_since = now;

@@ -11,6 +11,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_clock.h"
 #include "pl_evcount.h"
 #include "shm_cmdq.h"
 #include "shm_wake.h"
@@ -106,14 +107,6 @@ void shm_wake_close(struct shm_wake *w)
 	w->fd = w->tx_fd = w->timer_fd = w->ep_fd = -1;
 }
 
-static uint64_t shm_wake_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int shm_wake_timer_start(struct shm_wake *w, unsigned ms)
 {
 	struct itimerspec its = {
@@ -130,7 +123,7 @@ int shm_wake_timer_start(struct shm_wake *w, unsigned ms)
 	 * earlier than our deadline, so once the descriptor turns readable
 	 * due() agrees (read after arming, a wake-up could land a few
 	 * nanoseconds before the deadline and be refused) */
-	deadline_ns = shm_wake_now_ns() + (uint64_t)ms * 1000000ull;
+	deadline_ns = pl_clock_now_ns() + (uint64_t)ms * 1000000ull;
 	if (timerfd_settime(w->timer_fd, 0, &its, NULL))
 		return -errno;
 	w->deadline_ns = deadline_ns;
@@ -142,7 +135,7 @@ bool shm_wake_timer_due_slow(struct shm_wake *w)
 {
 	uint64_t expirations;
 
-	if (shm_wake_now_ns() < w->deadline_ns)
+	if (pl_clock_now_ns() < w->deadline_ns)
 		return false;
 	/* consume the expiry so the descriptor is no longer readable. The
 	 * clock above may run a little ahead of the timer: when the read

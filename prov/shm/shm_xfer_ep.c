@@ -14,6 +14,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_clock.h"
 #include "pl_compiler.h"
 #include "pl_proc.h"
 #include "shm_addr.h"
@@ -438,14 +439,6 @@ bool shm_xfer_rx_sender_alive(const struct shm_xfer_rx *rx)
 	return pl_proc_alive(rp->pid, 0);
 }
 
-static uint64_t shm_xfer_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Has peer, alive, stopped reading its queue (DESIGN.md 7a, liveness)?
  * True when commands have waited in it, its consumer's head unmoved,
@@ -555,7 +548,7 @@ void shm_xfer_reap_dead(struct shm_xfer_ep *ep)
 	/* a new pass: every peer is asked again (0 is "never asked") */
 	if (!++ep->reap_pass)
 		ep->reap_pass = 1;
-	ep->reap_now = shm_xfer_now_ns();
+	ep->reap_now = pl_clock_now_ns();
 
 	for (pp = &ep->sar_tx; (tx = *pp);) {
 		if (!(why = shm_xfer_peer_lost(ep, tx->peer))) {
