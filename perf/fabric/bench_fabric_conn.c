@@ -71,17 +71,6 @@ static uint64_t conn_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static double conn_rss_kib(void)
-{
-	unsigned long size, resident;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (!f || fscanf(f, "%lu %lu", &size, &resident) != 2)
-		conn_die("reading /proc/self/statm", -FI_EOTHER);
-	fclose(f);
-	return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1024.0;
-}
-
 static void conn_raise_fd_limit(rlim_t want)
 {
 	struct rlimit rl;
@@ -101,32 +90,18 @@ static void conn_raise_fd_limit(rlim_t want)
 
 static void conn_write(int fd, const void *p, size_t len)
 {
-	ssize_t n;
+	int ret = bf_fd_write_all(fd, p, len);
 
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			conn_die("socket write", -errno);
-		p = (const char *)p + n;
-		len -= (size_t)n;
-	}
+	if (ret)
+		conn_die("socket write", ret);
 }
 
 static void conn_read(int fd, void *p, size_t len)
 {
-	ssize_t n;
+	int ret = bf_fd_read_all(fd, p, len);
 
-	while (len) {
-		n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			conn_die("socket read", n ? -errno : -FI_ECONNRESET);
-		p = (char *)p + n;
-		len -= (size_t)n;
-	}
+	if (ret)
+		conn_die("socket read", ret);
 }
 
 /* fabric, domain, one CQ and one AV on 127.0.0.1; buf of len bytes */
@@ -322,7 +297,7 @@ static int conn_measure(const struct bf_opts *o, const int *socks,
 	}
 	conn_side_open(&s, o, 16384, 64, false);
 	ep = conn_ep_open(&s);
-	rss0 = conn_rss_kib();
+	rss0 = bf_rss_kib();
 	for (i = 0; i < p; i++)
 		if ((ret = fi_av_insert(s.av, names[i], 1, &addr[i], 0,
 					NULL)) != 1)
@@ -359,7 +334,7 @@ static int conn_measure(const struct bf_opts *o, const int *socks,
 		}
 	}
 	t1 = conn_now_ns();
-	rss1 = conn_rss_kib();
+	rss1 = bf_rss_kib();
 	conn_row("conn_all_first_msg", p, "ms", (double)(t1 - t0) / 1e6);
 	conn_row("conn_per_s", p, "conn/s", (double)p * 1e9 /
 		 (double)(t1 - t0));

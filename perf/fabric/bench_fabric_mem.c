@@ -47,18 +47,6 @@ static void mem_die(const char *what, long ret)
 	exit(1);
 }
 
-/* Resident set of this process, KiB (/proc/self/statm). */
-static double mem_rss_kib(void)
-{
-	unsigned long size, resident;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (!f || fscanf(f, "%lu %lu", &size, &resident) != 2)
-		mem_die("reading /proc/self/statm", -FI_EOTHER);
-	fclose(f);
-	return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1024.0;
-}
-
 /* Adds the /dev/shm files pid maps to paths (n of them, unique). */
 static void mem_shm_files(pid_t pid, char (*paths)[MEM_NAME_MAX * 2],
 			  unsigned *n, unsigned max)
@@ -150,11 +138,11 @@ static int mem_measure(const struct bf_opts *o, int sock, pid_t helper)
 	}
 	mem_send_to(&s, names.name[0], 0);	/* warm-up */
 	bf_wait(&s, 1, 0);
-	rss0 = mem_rss_kib();
+	rss0 = bf_rss_kib();
 	for (i = 1; i <= o->peers; i++)
 		mem_send_to(&s, names.name[i], i);
 	bf_wait(&s, o->peers + 1, 0);
-	rss1 = mem_rss_kib();
+	rss1 = bf_rss_kib();
 	bf_sock_read(&s, &c, 1);	/* every message arrived */
 	mem_shm_files(getpid(), paths, &npaths, 2 * (MEM_MAX_PEERS + 2));
 	mem_shm_files(helper, paths, &npaths, 2 * (MEM_MAX_PEERS + 2));

@@ -174,35 +174,65 @@ buffer:
 	}
 }
 
-/* Write all of len bytes, or die. */
-void bf_sock_write(struct bf_side *side, const void *p, size_t len)
+int bf_fd_write_all(int fd, const void *p, size_t len)
 {
 	ssize_t n;
 
 	while (len) {
-		n = write(side->sock, p, len);
+		n = write(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			bf_die(side, "socket write", -errno);
+			return -errno;
 		p = (const char *)p + n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+int bf_fd_read_all(int fd, void *p, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n ? -errno : -FI_ECONNRESET;
+		p = (char *)p + n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+void bf_sock_write(struct bf_side *side, const void *p, size_t len)
+{
+	int ret = bf_fd_write_all(side->sock, p, len);
+
+	if (ret)
+		bf_die(side, "socket write", ret);
 }
 
 void bf_sock_read(struct bf_side *side, void *p, size_t len)
 {
-	ssize_t n;
+	int ret = bf_fd_read_all(side->sock, p, len);
 
-	while (len) {
-		n = read(side->sock, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			bf_die(side, "socket read (peer gone?)", n ? -errno : 0);
-		p = (char *)p + n;
-		len -= (size_t)n;
-	}
+	if (ret)
+		bf_die(side, "socket read (peer gone?)", ret);
+}
+
+double bf_rss_kib(void)
+{
+	unsigned long size, resident;
+	FILE *f = fopen("/proc/self/statm", "r");
+	int n = f ? fscanf(f, "%lu %lu", &size, &resident) : 0;
+
+	if (f)
+		fclose(f);
+	if (n != 2)
+		bf_die(NULL, "reading /proc/self/statm", -FI_EOTHER);
+	return (double)resident * (double)sysconf(_SC_PAGESIZE) / 1024.0;
 }
 
 static void bf_connect(struct bf_side *side)

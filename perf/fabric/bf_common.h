@@ -98,6 +98,12 @@ int bf_probe(const struct bf_opts *opts);
  * and close. side->opts and side->rank must be set. */
 void bf_side_open(struct bf_side *side);
 void bf_side_close(struct bf_side *side);
+/* All of len bytes over fd: 0, or a negative errno (-FI_ECONNRESET at
+ * end of stream). */
+int bf_fd_write_all(int fd, const void *p, size_t len);
+int bf_fd_read_all(int fd, void *p, size_t len);
+/* Resident set of this process, KiB (/proc/self/statm); dies on error. */
+double bf_rss_kib(void);
 /* All of len bytes over side->sock, or die. */
 void bf_sock_write(struct bf_side *side, const void *p, size_t len);
 void bf_sock_read(struct bf_side *side, void *p, size_t len);
