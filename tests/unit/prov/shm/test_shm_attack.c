@@ -15,6 +15,7 @@
  * alive doing nothing (a live process that never commits).
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -336,8 +337,14 @@ static void hol_victim(void *arg)
 		uint64_t len;
 		int st;
 
+		uint64_t tag = rx->tag, size = rx->size;
+
 		len = recv_into(&n, rx, buf, sizeof(buf), false, &st);
-		SHM_CHECK(st == 0 && len == rx->size);
+		if (st != 0 || len != size)
+			fprintf(stderr, "victim: message tag %#" PRIx64 " of %"
+				PRIu64 " bytes: status %d, %" PRIu64 " bytes\n",
+				tag, size, st, len);
+		SHM_CHECK(st == 0 && len == size);
 		if (!got++)
 			wait_flag(&hs->a_full);
 		shm_test_progress();
