@@ -105,6 +105,15 @@ static inline void pl_domain_child_get(struct pl_domain *dom)
 	pl_fetch_add_acq_rel(&dom->children, 1);
 }
 
+/* Does dom still have children (fi_close would be -FI_EBUSY)? For a
+ * provider that must release what it added to the domain's progress
+ * context before pl_domain_fini closes it. */
+static inline bool pl_domain_busy(struct pl_domain *dom)
+{
+	/* acquire: as pl_domain_fini's load */
+	return pl_load_acquire(&dom->children) != 0;
+}
+
 static inline void pl_domain_child_put(struct pl_domain *dom)
 {
 	/* acq_rel: the child's teardown is released to fini's acquire load

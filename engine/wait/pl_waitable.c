@@ -145,6 +145,14 @@ void pl_waitable_signal(struct pl_waitable *w)
 		pl_wait_set_signal(w->wait_set, w);
 }
 
+void pl_waitable_publish(struct pl_waitable *w)
+{
+	/* release: pairs with the acquire load in pl_wait_set_any_ready;
+	 * everything ready() reads was written before */
+	if (w->kind == FI_WAIT_SET)
+		pl_store_release(&w->set_live, 1);
+}
+
 void pl_waitable_interrupt(struct pl_waitable *w)
 {
 	pthread_mutex_lock(&w->lock);

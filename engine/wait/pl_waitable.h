@@ -23,15 +23,19 @@
  *
  * Wait sets (FI_WAIT_SET): init registers w with the set (pl_wait_set.h)
  * and fini unregisters it; signal also signals the set. The set calls
- * ready() only after w's first signal (`set_live`), so an owner may
- * finish constructing what ready() reads after init; the owner must call
- * fini before it releases what ready() reads, and ready() must not block.
+ * ready() only once w is live (`set_live`): after its first signal, or
+ * after pl_waitable_publish, which an owner whose signals depend on
+ * ready() having been called (a CQ that signals only when armed) calls
+ * once it is fully constructed. So an owner may finish constructing what
+ * ready() reads after init; the owner must call fini before it releases
+ * what ready() reads, and ready() must not block.
  *
  * Synchronization table:
  *   field        writer                     reader          protection
  *   kind,fd,ctx,
  *   epfd,wait_set init/fini only            any             immutable
- *   set_live     signal (0 -> 1, release)   wait set        acquire load
+ *   set_live     signal or publish          wait set        acquire load
+ *                (0 -> 1, release)
  *   seq          signal/interrupt           wait            lock
  *   intr         interrupt / wait           wait            lock
  *   eventfd ctr  signal (write), trywait    epoll (app)     kernel
@@ -71,6 +75,9 @@ int pl_waitable_init(struct pl_waitable *w, enum fi_wait_obj kind,
 		     pl_waitable_ready_fn ready);
 void pl_waitable_fini(struct pl_waitable *w);
 void pl_waitable_signal(struct pl_waitable *w);
+/* FI_WAIT_SET: let the set call ready() from now on (see above); the
+ * owner's construction happens before. No-op for other kinds. */
+void pl_waitable_publish(struct pl_waitable *w);
 /* Block until ready(w), an interrupt (-FI_EINTR) or the timeout
  * (-FI_EAGAIN; < 0: none). -FI_ENOSYS for FI_WAIT_NONE. Drives ctx. */
 int pl_waitable_wait(struct pl_waitable *w, int timeout_ms);

@@ -437,9 +437,13 @@ static void rxm_cm_active_src(struct fi_info *info)
 
 int rxm_cm_open(struct rxm_cm *cm, struct fid_fabric *fabric,
 		struct fid_domain *domain, const struct fi_info *core_info,
-		const struct rxm_cm_ops *ops, void *owner)
+		struct fid_wait *wait, const struct rxm_cm_ops *ops,
+		void *owner)
 {
-	struct fi_eq_attr eq_attr = { .wait_obj = FI_WAIT_FD };
+	struct fi_eq_attr eq_attr = {
+		.wait_obj = wait ? FI_WAIT_SET : FI_WAIT_FD,
+		.wait_set = wait,
+	};
 	size_t len = sizeof(cm->self_sa);
 	int ret;
 

@@ -113,12 +113,14 @@ struct rxm_cm {
 
 /*
  * Listen on core_info's source address (port 0: any) through fabric and
- * domain (the core's, kept open by the caller until rxm_cm_close). 0 or
- * -FI_E*.
+ * domain (the core's, kept open by the caller until rxm_cm_close). The
+ * EQ joins wait (a wait set of fabric) when not NULL, else has its own
+ * FI_WAIT_FD. 0 or -FI_E*.
  */
 int rxm_cm_open(struct rxm_cm *cm, struct fid_fabric *fabric,
 		struct fid_domain *domain, const struct fi_info *core_info,
-		const struct rxm_cm_ops *ops, void *owner);
+		struct fid_wait *wait, const struct rxm_cm_ops *ops,
+		void *owner);
 /* Close every connection (no callbacks), the listener and the EQ. */
 void rxm_cm_close(struct rxm_cm *cm);
 

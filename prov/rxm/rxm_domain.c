@@ -39,9 +39,15 @@ static int rxm_domain_close(struct fid *fid)
 
 	if (!d)
 		return -FI_EINVAL;
+	if (pl_domain_busy(&d->base))
+		return -FI_EBUSY;	/* fi_domain(3): children first */
+	/* out of the progress contexts before the domain's closes (close
+	 * runs alone: no child can appear meanwhile) */
+	rxm_domain_wake_close(&d->cm_wake);
+	rxm_domain_wake_close(&d->data_wake);
 	ret = pl_domain_fini(&d->base);
 	if (ret)
-		return ret;	/* children remain: -FI_EBUSY */
+		return ret;
 	(void)fi_close(&d->core_domain->fid);
 	fi_freeinfo_1_3(d->core_info);
 	pl_keymap_fini(&d->keymap);
@@ -241,9 +247,23 @@ int rxm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	d->base.domain_fid.fid.ops = &rxm_domain_fid_ops;
 	d->base.domain_fid.ops = &rxm_domain_ops;
 	d->base.domain_fid.mr = &rxm_domain_mr_ops;
+	ret = rxm_domain_wake_open(&d->data_wake, fab->core_fabric,
+				   pl_domain_progress(&d->base.domain_fid),
+				   NULL, "ofi_rxm core completions");
+	if (ret)
+		goto err_base;
+	ret = rxm_domain_wake_open(&d->cm_wake, fab->core_fabric,
+				   pl_domain_progress(&d->base.domain_fid),
+				   fab->cm_ctx, "ofi_rxm connections");
+	if (ret)
+		goto err_data;
 	*domain_p = &d->base.domain_fid;
 	return 0;
 
+err_data:
+	rxm_domain_wake_close(&d->data_wake);
+err_base:
+	(void)pl_domain_fini(&d->base);
 err_core:
 	(void)fi_close(&d->core_domain->fid);
 err_info:

@@ -26,23 +26,6 @@ static int rxm_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	return pl_ep_bind(&RXM_EP_OF_FID(fid)->rdm.base, bfid, flags);
 }
 
-static int rxm_ep_wait_fd(struct fid *fid)
-{
-	int fd = -1, ret;
-
-	ret = fi_control(fid, FI_GETWAIT, &fd);
-	return ret ? ret : fd;
-}
-
-/* The CM source only wakes: the endpoint's source reads the EQ. */
-static int rxm_ep_cm_src_poll(struct pl_progress_source *src,
-			      unsigned budget)
-{
-	(void)src;
-	(void)budget;
-	return 0;
-}
-
 /* The connection thread's pass (rxm_fabric.cm_ctx), when a connection
  * event came: fi_getinfo says control progress is automatic, so a
  * connection forms, and what waited for it leaves, even while the
@@ -67,7 +50,8 @@ static int rxm_ep_bg_poll(struct pl_progress_source *src, unsigned budget)
 	return work;
 }
 
-/* Sleep until the next connection event. */
+/* Sleep until the next connection event (the domain's connection wait
+ * set wakes the thread: rxm_domain_wake.h). */
 static int rxm_ep_bg_arm(struct pl_progress_source *src)
 {
 	struct rxm_ep *ep = pl_container_of(src, struct rxm_ep, bg_src);
@@ -82,7 +66,10 @@ static int rxm_ep_transport_open(struct rxm_ep *ep)
 {
 	struct fi_cq_attr cq_attr = {
 		.format = FI_CQ_FORMAT_MSG,
-		.wait_obj = FI_WAIT_FD,
+		/* one descriptor wakes for every endpoint of the domain
+		 * (rxm_domain_wake.h) */
+		.wait_obj = FI_WAIT_SET,
+		.wait_set = ep->dom->data_wake.set,
 		/* every send and posted buffer of every connection */
 		.size = 0,
 	};
@@ -104,7 +91,8 @@ static int rxm_ep_transport_open(struct rxm_ep *ep)
 		core->src_addrlen = ep->src_addrlen;
 	}
 	ret = rxm_cm_open(&ep->cm, ep->dom->fab->core_fabric,
-			  ep->dom->core_domain, core, &rxm_ep_cm_ops, ep);
+			  ep->dom->core_domain, core, ep->dom->cm_wake.set,
+			  &rxm_ep_cm_ops, ep);
 	if (ep->src_addr)
 		core->src_addr = NULL;	/* still ours */
 	fi_freeinfo_1_3(core);
@@ -191,44 +179,30 @@ static int rxm_ep_enable(struct rxm_ep *ep)
 		.src = {
 			.poll = rdm_ep_progress_poll,
 			.arm = rdm_ep_progress_arm,
-			.fd = rxm_ep_wait_fd(&ep->core_cq->fid),
+			/* the domain's wait sets wake the pass that polls
+			 * us (rxm_domain_wake.h) */
+			.fd = -1,
 			.name = "ofi_rxm endpoint",
 		},
 		.ep = &ep->rdm,
 		.ctx = ctx,
 	};
-	ep->cm_src = (struct pl_progress_source){
-		.poll = rxm_ep_cm_src_poll,
-		.fd = rxm_ep_wait_fd(&ep->cm.eq->fid),
-		.name = "ofi_rxm connections",
-	};
-	if (ep->src.src.fd < 0 || ep->cm_src.fd < 0) {
-		ret = -FI_EINVAL;
-		goto err;
-	}
 	ret = pl_progress_source_add(ctx, &ep->src.src);
 	if (ret)
 		goto err;
 	ep->src_added = true;
-	ret = pl_progress_source_add(ctx, &ep->cm_src);
-	if (ret)
-		goto err_src;
-	ep->cm_src_added = true;
 	ep->bg_src = (struct pl_progress_source){
 		.poll = rxm_ep_bg_poll,
 		.arm = rxm_ep_bg_arm,
-		.fd = ep->cm_src.fd,
+		.fd = -1,	/* the domain's cm_wake */
 		.name = "ofi_rxm connection thread",
 	};
 	ret = pl_progress_source_add(ep->dom->fab->cm_ctx, &ep->bg_src);
 	if (ret)
-		goto err_cm_src;
+		goto err_src;
 	ep->bg_src_added = true;
 	return 0;
 
-err_cm_src:
-	pl_progress_source_remove(ctx, &ep->cm_src);
-	ep->cm_src_added = false;
 err_src:
 	pl_progress_source_remove(ctx, &ep->src.src);
 	ep->src_added = false;
@@ -258,10 +232,6 @@ static int rxm_ep_close(struct fid *fid)
 	 * the endpoint again */
 	if (ep->bg_src_added)
 		pl_progress_source_remove(ep->dom->fab->cm_ctx, &ep->bg_src);
-	if (ep->cm_src_added)
-		pl_progress_source_remove(
-			pl_domain_progress(&ep->dom->base.domain_fid),
-			&ep->cm_src);
 	if (ep->src_added)
 		pl_progress_source_remove(
 			pl_domain_progress(&ep->dom->base.domain_fid),

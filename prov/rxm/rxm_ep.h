@@ -161,14 +161,9 @@ struct rxm_ep {
 	 * application chose), NULL: the domain's, any port */
 	void *src_addr;
 	size_t src_addrlen;
-	/* the EQ's wait fd as a source of its own, to wake a sleeper on
-	 * CM events (the endpoint's source sleeps on the core CQ's fd; an
-	 * epoll set of both would nest one level too deep for the kernel
-	 * under a wait set or counter) */
-	struct pl_progress_source cm_src;
-	bool cm_src_added;
-	/* the same EQ in the fabric's connection thread (rxm_fabric): a
-	 * pass of the transport whenever a connection event comes */
+	/* the endpoint in the fabric's connection thread (rxm_fabric): a
+	 * pass of the transport whenever a connection event comes (the
+	 * domain's cm_wake wakes it, rxm_domain_wake.h) */
 	struct pl_progress_source bg_src;
 	bool bg_src_added;
 	struct rxm_proto_limits lim;

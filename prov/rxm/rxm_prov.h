@@ -19,6 +19,7 @@
 #include "pl_keymap.h"
 #include "pl_log.h"
 #include "pl_progress.h"
+#include "rxm_domain_wake.h"
 
 #define RXM_PROV_NAME	"ofi_rxm"
 
@@ -47,6 +48,9 @@ struct rxm_domain {
 	struct fid_domain *core_domain;
 	struct fi_info *core_info;
 	size_t addrlen;			/* AV entries: the sockaddr size */
+	/* what wakes a sleeper for the endpoints' core CQs and for their
+	 * connection EQs (rxm_domain_wake.h) */
+	struct rxm_domain_wake data_wake, cm_wake;
 };
 
 /* Rendezvous needs a core that reads remote memory without local

@@ -136,7 +136,7 @@ static void side_open(struct side *s, const char *name, const char *port)
 	CHECK_EQ(fi_fabric(s->info->fabric_attr, &s->fabric, NULL), 0);
 	CHECK_EQ(fi_domain(s->fabric, s->info, &s->domain, NULL), 0);
 	CHECK_EQ(fi_cq_open(s->domain, &cq_attr, &s->cq, NULL), 0);
-	CHECK_EQ(rxm_cm_open(&s->cm, s->fabric, s->domain, s->info,
+	CHECK_EQ(rxm_cm_open(&s->cm, s->fabric, s->domain, s->info, NULL,
 			     &side_ops, s), 0);
 }
 
