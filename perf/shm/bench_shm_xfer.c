@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The shm transport core (prov/shm/shm_xfer_*.c) between two processes,
+ * The shm transport core (prov/shm/xfer/shm_xfer_*.c) between two processes,
  * below any provider object: 8-byte ping-pong latency, 8-byte message
  * rate (window 64), and streaming bandwidth per size through SAR and
  * through CMA, each bandwidth beside a floor measured in the same run

@@ -14,7 +14,7 @@
  *
  * The same key, range and access checks apply in every mode: the target
  * validates each request against its key map before any byte moves
- * (shm_ep_rma_rx.c, pl_keymap_check with the domain's addressing).
+ * (shm_ep_rma.c, pl_keymap_check with the domain's addressing).
  *
  * fi_getinfo offers the bits the application's hints set (both, when it
  * leaves the choice open), so that the answer is the mode it prefers;

@@ -25,7 +25,7 @@
 
 extern struct fi_provider shm_prov;
 
-/* The entry point for lib/pl_builtin_provs.c (shm_init.c). */
+/* The entry point for lib/pl_builtin_provs.c (shm_prov.c). */
 struct fi_provider *shm_prov_ini(void);
 
 #define SHM_LOG(level, subsys, ...) PL_LOG(&shm_prov, level, subsys, __VA_ARGS__)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Fuzz target: shm_cmd_check (prov/shm/shm_cmd.h), the first check of
+ * Fuzz target: shm_cmd_check (prov/shm/transport/shm_cmd.h), the first check of
  * every command an shm endpoint reads from its queue, which any process
  * of the user can write (DESIGN.md section 7a).
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Fuzz target: shm_layout_check (prov/shm/shm_layout.c), the gate every
- * shm region header passes, as a private copy, before a process indexes
+ * Fuzz target: shm_layout_check (prov/shm/transport/shm_layout.c), the gate
+ * every shm region header passes, as a private copy, before a process indexes
  * anything through it (DESIGN.md section 7a).
  *
  * Input, two forms chosen by the first byte:

@@ -7,8 +7,9 @@
  * DIR/shm_hdr and DIR/shm_cmd. The files are committed; rerun after a
  * change to shm_layout.h:
  *
- *   cc -I include -I base/include -I prov/shm tests/fuzz/gen_corpus_shm.c \
- *      prov/shm/shm_layout.c -o /tmp/gen_shm && /tmp/gen_shm tests/fuzz/corpus
+ *   cc -I include -I base/include -I prov/shm -I prov/shm/transport \
+ *      tests/fuzz/gen_corpus_shm.c prov/shm/transport/shm_layout.c \
+ *      -o /tmp/gen_shm && /tmp/gen_shm tests/fuzz/corpus
  */
 #include <errno.h>
 #include <stdio.h>

@@ -42,7 +42,8 @@ for t in "${targets[@]}"; do
 	case $t in
 	tcp_*)	extra=(-I "$src/prov/tcp" "$src/prov/tcp/tcp_proto.c") ;;
 	shm_*)	extra=(-I "$src/base/include" -I "$src/prov/shm"
-		       "$src/prov/shm/shm_layout.c") ;;
+		       -I "$src/prov/shm/transport"
+		       "$src/prov/shm/transport/shm_layout.c") ;;
 	rxm_cm)	extra=(-I "$src/prov/rxm" "$src/prov/rxm/rxm_cm_proto.c") ;;
 	rxm_hdr) extra=(-I "$src/prov/rxm" "$src/prov/rxm/rxm_proto.c") ;;
 	esac

@@ -17,7 +17,7 @@
  * Channel set-up (gen, done = 0, words = 0) is published by the
  * command's commit (release, shm_cmdq.c R1): the receiver sees it before
  * it sees the command.
- * After each move the mover pokes the other side (shm_xfer_poke), whose
+ * After each move the mover pokes the other side (shm_xfer_ep_poke), whose
  * arm re-checks the channel words after its fence (shm_xfer_ep_arm).
  */
 #include <stdlib.h>
@@ -115,7 +115,7 @@ int shm_xfer_sar_start(struct shm_xfer_ep *ep, struct shm_tx *tx)
 	sar->chan = c;
 	sar->chan_gen = gen;
 	shm_cmdq_commit(peer->region, cmd);
-	shm_xfer_poke(ep, peer->region, &peer->wake);
+	shm_xfer_ep_poke(ep, peer->region, &peer->wake);
 
 	tx->state = SHM_TX_SAR;
 	tx->next = ep->sar_tx;
@@ -140,7 +140,7 @@ int shm_xfer_sar_tx_progress(struct shm_xfer_ep *ep, unsigned budget)
 			*pp = tx->next;
 			ep->chan_busy[tx->chan] = false;
 			ep->chan_free++;
-			shm_xfer_tx_put(ep, tx);
+			shm_xfer_send_tx_put(ep, tx);
 			/* the receiver's word: 1 + a positive code, anything
 			 * larger is an error of its own */
 			ep->ops->tx_done(ep, context, done - 1 <=
@@ -151,7 +151,7 @@ int shm_xfer_sar_tx_progress(struct shm_xfer_ep *ep, unsigned budget)
 		}
 		k = shm_xfer_sar_fill(ep, tx);
 		if (k) {
-			shm_xfer_poke(ep, tx->peer->region, &tx->peer->wake);
+			shm_xfer_ep_poke(ep, tx->peer->region, &tx->peer->wake);
 			n += k;
 		}
 		pp = &tx->next;
@@ -159,7 +159,7 @@ int shm_xfer_sar_tx_progress(struct shm_xfer_ep *ep, unsigned budget)
 	return (int)n;
 }
 
-static struct shm_sar_chan *shm_xfer_rx_chan(struct shm_xfer_rx *rx)
+static struct shm_sar_chan *shm_xfer_sar_rx_chan(struct shm_xfer_rx *rx)
 {
 	struct shm_rpeer *rp = rx->rpeer;
 
@@ -178,8 +178,8 @@ void shm_xfer_sar_rx_finish(struct shm_xfer_rx *rx, int status)
 			1u + FI_ECONNRESET : 1u;
 
 	/* R3, release: pairs with S3 */
-	pl_store_release(&shm_xfer_rx_chan(rx)->done, done);
-	shm_xfer_poke(ep, rp->region, &rp->wake);
+	pl_store_release(&shm_xfer_sar_rx_chan(rx)->done, done);
+	shm_xfer_ep_poke(ep, rp->region, &rp->wake);
 	if (status != -FI_ECANCELED && rx->nchunks)
 		shm_xfer_rx_done_cb(ep, rx, status, rx->copied);
 	shm_xfer_rx_free(rx);
@@ -189,7 +189,7 @@ static unsigned shm_xfer_sar_drain(struct shm_xfer_rx *rx)
 {
 	struct shm_rpeer *rp = rx->rpeer;
 	struct shm_region *sr = rp->region;
-	struct shm_sar_chan *chan = shm_xfer_rx_chan(rx);
+	struct shm_sar_chan *chan = shm_xfer_sar_rx_chan(rx);
 	uint64_t bs = sr->geo.sar_buf_size, off, len, w;
 	unsigned n = 0;
 	uint32_t b;
@@ -233,7 +233,7 @@ int shm_xfer_sar_rx_progress(struct shm_xfer_ep *ep, unsigned budget)
 		if (k) {
 			struct shm_rpeer *rp = rx->rpeer;
 
-			shm_xfer_poke(ep, rp->region, &rp->wake);
+			shm_xfer_ep_poke(ep, rp->region, &rp->wake);
 		}
 		pp = &rx->next;
 	}
@@ -257,9 +257,24 @@ bool shm_xfer_sar_ready(struct shm_xfer_ep *ep)
 			return true;
 	}
 	for (rx = ep->sar_rx; rx; rx = rx->next)
-		if (pl_load_relaxed(&shm_xfer_rx_chan(rx)->buf_state[
+		if (pl_load_relaxed(&shm_xfer_sar_rx_chan(rx)->buf_state[
 			    rx->next_chunk % SHM_SAR_RING]) ==
 		    (rx->next_chunk << 1 | 1))
 			return true;
 	return false;
+}
+
+/* Does rx name a real channel of its (mapped) sender, in the generation
+ * the sender gave it? A stale or corrupt command must not make us read
+ * outside the sender's region. */
+bool shm_xfer_sar_valid(const struct shm_xfer_rx *rx)
+{
+	const struct shm_region *sr = ((struct shm_rpeer *)rx->rpeer)->region;
+
+	if (rx->u.sar.chan >= sr->geo.sar_chan_count || !sr->geo.sar_buf_size)
+		return false;
+	/* relaxed: the sender stored gen before committing the command we
+	 * acquired (shm_cmdq.c R1/R2 order it) */
+	return pl_load_relaxed(&sr->sar[rx->u.sar.chan].gen) ==
+	       rx->u.sar.chan_gen;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The wake-up protocol (prov/shm/shm_wake.c) between two processes: each
- * side sleeps in poll() on its socket whenever its queue is empty, and a
- * ping-pong of many rounds completes only if no wake-up is ever lost (a
- * lost one shows as a poll() timeout of 10 s, which fails the test). A
- * sender signals only a receiver that declared itself asleep.
+ * The wake-up protocol (prov/shm/transport/shm_wake.c) between two processes:
+ * each side sleeps in poll() on its socket whenever its queue is empty, and a
+ * ping-pong of many rounds completes only if no wake-up is ever lost (a lost
+ * one shows as a poll() timeout of 10 s, which fails the test). A sender
+ * signals only a receiver that declared itself asleep.
  */
 #include <poll.h>
 #include <sched.h>

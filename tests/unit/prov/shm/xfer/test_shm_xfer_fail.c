@@ -43,7 +43,7 @@ static void closing_sender(void *p)
 	shm_params_reload_for_test();
 	node_open(&n2, 1);
 	SHM_CHECK(send_msg(&n, peer, buf, 100, 0, SHM_XF_DELIVERY, NULL) == 1);
-	if (shm_xfer_proto(n.ep, peer, big) == SHM_PROTO_CMA) {
+	if (shm_xfer_send_proto(n.ep, peer, big) == SHM_PROTO_CMA) {
 		SHM_CHECK(send_msg(&n, peer, buf, big, 0, 0, NULL) == 1);
 		expect++;
 	}

@@ -215,7 +215,7 @@ int shm_xfer_split_start(struct shm_xfer_rx *rx, const struct iovec *local,
 	ep->split_busy |= 1u << j;
 	/* ask the sender for help: job j, gen in cq_data; a full queue
 	 * there only means no help */
-	(void)shm_xfer_ctl_send(ep, rp, SHM_OP_SPLIT, j,
+	(void)shm_xfer_ack_ctl_send(ep, rp, SHM_OP_SPLIT, j,
 		&(struct shm_ack){ .xfer_id = rx->xfer_id, .cookie = gen });
 
 	ep->stats.split_rx++;
@@ -224,7 +224,7 @@ int shm_xfer_split_start(struct shm_xfer_rx *rx, const struct iovec *local,
 	ep->split_tail = &rx->next;
 	/* a delivery from the application's call: the copy is progress
 	 * work, and the progress source may be asleep */
-	shm_xfer_self_poke(ep);
+	shm_xfer_ep_self_poke(ep);
 	return 1;
 }
 
@@ -262,7 +262,7 @@ static void shm_split_finish(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx)
 	if (status == -FI_EPERM || status == -FI_ENOSYS) {
 		/* the kernel refuses us this sender after all: the whole
 		 * message again, by SAR (nobody writes into it any more) */
-		shm_xfer_cma_refused(rx);
+		shm_xfer_rx_cma_refused(rx);
 		return;
 	}
 	/* the sender's status: its buffer was read, or the copy failed */
@@ -383,7 +383,7 @@ void shm_xfer_split_help(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
 	ep->stats.split_chunks_help += copied;
 	if (took)
 		/* an owner asleep waits for help_done */
-		shm_xfer_poke(ep, reg, &tx->peer->wake);
+		shm_xfer_ep_poke(ep, reg, &tx->peer->wake);
 }
 
 void shm_xfer_split_reap(struct shm_xfer_ep *ep)
@@ -391,7 +391,7 @@ void shm_xfer_split_reap(struct shm_xfer_ep *ep)
 	struct shm_xfer_rx **pp = &ep->split_rx, *rx;
 
 	while ((rx = *pp)) {
-		if (shm_xfer_rx_sender_alive(rx)) {
+		if (shm_xfer_live_rx_sender(rx)) {
 			pp = &rx->next;
 			continue;
 		}
@@ -423,7 +423,7 @@ void shm_xfer_split_abandon(struct shm_xfer_ep *ep)
 		 * chunk's copy by a helper that runs). */
 		for (unsigned w = 0; w < SHM_SPLIT_CLOSE_WAIT &&
 		     !shm_split_settled(rx, job) &&
-		     shm_xfer_rx_sender_alive(rx); w++)
+		     shm_xfer_live_rx_sender(rx); w++)
 			usleep(100);
 		ep->split_busy &= ~(1u << rx->split_job);
 		shm_xfer_ack(ep, rx->rpeer, rx->xfer_id, -FI_ECONNRESET, 0, 0);

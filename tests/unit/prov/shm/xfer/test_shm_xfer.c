@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The protocol layer (prov/shm/shm_xfer_*.c) between real processes:
+ * The protocol layer (prov/shm/xfer/shm_xfer_*.c) between real processes:
  * inline, SAR and CMA messages of many sizes with data checks in both
  * directions, delivery-complete acknowledgements, truncation and discard,
  * flow control with a receiver that does not take a message, several

@@ -154,9 +154,9 @@ static int shm_ep_transport_rma(struct rdm_ep *r, void *tpeer,
 							  SHM_XF_INJECT));
 		return shm_xfer_send(ep->xep, tpeer, &x);
 	case RDM_RMA_READ:
-		return shm_xfer_read(ep->xep, tpeer, &x);
+		return shm_xfer_rma_read(ep->xep, tpeer, &x);
 	default:
-		return shm_xfer_atomic(ep->xep, tpeer, &x, m->amo,
+		return shm_xfer_rma_atomic(ep->xep, tpeer, &x, m->amo,
 				       m->amo_len);
 	}
 }
@@ -257,6 +257,6 @@ const struct shm_xfer_ops shm_ep_transport_xfer_ops = {
 	.rx_inline = shm_ep_transport_rx_inline,
 	.rx_done = shm_ep_transport_rx_done,
 	.tx_done = shm_ep_transport_tx_done,
-	.rma_msg = shm_ep_rma_msg,	/* shm_ep_rma_rx.c */
+	.rma_msg = shm_ep_rma_msg,	/* shm_ep_rma.c */
 	.rma_done = shm_ep_rma_done,
 };

@@ -7,7 +7,7 @@
 
 #include "shm_xfer_int.h"
 
-struct shm_tx *shm_xfer_tx_get(struct shm_xfer_ep *ep)
+struct shm_tx *shm_xfer_send_tx_get(struct shm_xfer_ep *ep)
 {
 	struct shm_tx *tx = ep->tx_free;
 
@@ -21,7 +21,7 @@ struct shm_tx *shm_xfer_tx_get(struct shm_xfer_ep *ep)
 	return tx;
 }
 
-void shm_xfer_tx_put(struct shm_xfer_ep *ep, struct shm_tx *tx)
+void shm_xfer_send_tx_put(struct shm_xfer_ep *ep, struct shm_tx *tx)
 {
 	tx->state = SHM_TX_FREE;
 	tx->next = ep->tx_free;
@@ -29,13 +29,15 @@ void shm_xfer_tx_put(struct shm_xfer_ep *ep, struct shm_tx *tx)
 	ep->tx_inuse--;
 }
 
-uint64_t shm_xfer_tx_id(const struct shm_xfer_ep *ep, const struct shm_tx *tx)
+uint64_t shm_xfer_send_tx_id(const struct shm_xfer_ep *ep,
+			     const struct shm_tx *tx)
 {
 	return (uint64_t)tx->gen << 32 | (uint64_t)(tx - ep->tx);
 }
 
-enum shm_proto shm_xfer_proto(const struct shm_xfer_ep *ep,
-			      const struct shm_xfer_peer *peer, uint64_t size)
+enum shm_proto shm_xfer_send_proto(const struct shm_xfer_ep *ep,
+				   const struct shm_xfer_peer *peer,
+				   uint64_t size)
 {
 	if (size <= peer->region->inline_max)
 		return SHM_PROTO_INLINE;
@@ -44,10 +46,10 @@ enum shm_proto shm_xfer_proto(const struct shm_xfer_ep *ep,
 	return SHM_PROTO_SAR;
 }
 
-static void shm_xfer_cmd_fill(struct shm_cmd *cmd,
-			      const struct shm_xfer_peer *peer,
+static void shm_xfer_send_cmd_fill(struct shm_cmd *cmd,
+				   const struct shm_xfer_peer *peer,
 			      const struct shm_xfer_msg *msg, uint64_t size,
-			      enum shm_proto proto)
+				   enum shm_proto proto)
 {
 	cmd->op = (msg->flags & SHM_XF_RMA_WRITE) ? SHM_OP_WRITE : SHM_OP_MSG;
 	cmd->proto = (uint8_t)proto;
@@ -63,8 +65,9 @@ static void shm_xfer_cmd_fill(struct shm_cmd *cmd,
 	cmd->key = msg->rma_key;
 }
 
-static void shm_xfer_tx_record(struct shm_tx *tx,
-			       const struct shm_xfer_msg *msg, uint64_t size)
+static void shm_xfer_send_tx_record(struct shm_tx *tx,
+				    const struct shm_xfer_msg *msg,
+				    uint64_t size)
 {
 	tx->context = msg->context;
 	tx->size = size;
@@ -80,7 +83,8 @@ static void shm_xfer_tx_record(struct shm_tx *tx,
 
 /* Everything of a command after its state word, from a copy made before
  * the claim (see shm_xfer_send_inline). */
-static void shm_xfer_cmd_put(struct shm_cmd *cmd, const struct shm_cmd *hdr)
+static void shm_xfer_send_cmd_put(struct shm_cmd *cmd,
+				  const struct shm_cmd *hdr)
 {
 	memcpy((char *)cmd + sizeof(cmd->state),
 	       (const char *)hdr + sizeof(hdr->state),
@@ -89,8 +93,8 @@ static void shm_xfer_cmd_put(struct shm_cmd *cmd, const struct shm_cmd *hdr)
 
 /* The whole message, size bytes, gathered into dst. One buffer, the
  * common case, is one copy without the cursor walk. */
-static void shm_xfer_gather(const struct shm_xfer_msg *msg, void *dst,
-			    uint64_t size)
+static void shm_xfer_send_gather(const struct shm_xfer_msg *msg, void *dst,
+				 uint64_t size)
 {
 	size_t cur = 0, off = 0;
 
@@ -114,22 +118,22 @@ static int shm_xfer_send_inline(struct shm_xfer_ep *ep,
 	bool in_hdr;
 	int ret;
 
-	if (ack && !(tx = shm_xfer_tx_get(ep)))
+	if (ack && !(tx = shm_xfer_send_tx_get(ep)))
 		return -FI_EAGAIN;
 	/* The command is built here and copied in one go once claimed:
 	 * the receiver polls the slot's line, and the less time passes
 	 * between our claim and the commit, the less likely its read takes
 	 * the line back in between (one more transfer each time). */
-	shm_xfer_cmd_fill(&hdr, peer, msg, size, SHM_PROTO_INLINE);
+	shm_xfer_send_cmd_fill(&hdr, peer, msg, size, SHM_PROTO_INLINE);
 	/* one line for the receiver to fetch (SHM_CF_IN_HDR) */
 	in_hdr = size <= SHM_CMD_HDR_PAYLOAD_MAX && hdr.op == SHM_OP_MSG;
 	if (in_hdr) {
 		hdr.flags |= SHM_CF_IN_HDR;
-		shm_xfer_gather(msg, shm_cmd_inline_data(&hdr), size);
+		shm_xfer_send_gather(msg, shm_cmd_inline_data(&hdr), size);
 	}
 	if (ack) {
 		hdr.flags |= SHM_CF_ACK;
-		hdr.xfer_id = shm_xfer_tx_id(ep, tx);
+		hdr.xfer_id = shm_xfer_send_tx_id(ep, tx);
 		tx->state = SHM_TX_ACK;
 		tx->context = msg->context;
 		tx->peer = peer;
@@ -137,14 +141,14 @@ static int shm_xfer_send_inline(struct shm_xfer_ep *ep,
 	ret = shm_cmdq_claim(peer->region, ep->pid, &cmd);
 	if (ret) {
 		if (tx)
-			shm_xfer_tx_put(ep, tx);
+			shm_xfer_send_tx_put(ep, tx);
 		return ret;
 	}
-	shm_xfer_cmd_put(cmd, &hdr);
+	shm_xfer_send_cmd_put(cmd, &hdr);
 	if (!in_hdr)
-		shm_xfer_gather(msg, shm_cmd_payload(cmd), size);
+		shm_xfer_send_gather(msg, shm_cmd_payload(cmd), size);
 	shm_cmdq_commit(peer->region, cmd);
-	shm_xfer_poke(ep, peer->region, &peer->wake);
+	shm_xfer_ep_poke(ep, peer->region, &peer->wake);
 	ep->stats.tx_inline++;
 	return ack ? 1 : 0;
 }
@@ -158,20 +162,20 @@ static int shm_xfer_send_cma(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	size_t i;
 	int ret;
 
-	tx = shm_xfer_tx_get(ep);
+	tx = shm_xfer_send_tx_get(ep);
 	if (!tx)
 		return -FI_EAGAIN;
 	ret = shm_cmdq_claim(peer->region, ep->pid, &cmd);
 	if (ret) {
-		shm_xfer_tx_put(ep, tx);
+		shm_xfer_send_tx_put(ep, tx);
 		return ret;
 	}
 	/* kept for a resend by SAR if the receiver cannot read us */
-	shm_xfer_tx_record(tx, msg, size);
+	shm_xfer_send_tx_record(tx, msg, size);
 	tx->cma = true;
-	shm_xfer_cmd_fill(cmd, peer, msg, size, SHM_PROTO_CMA);
+	shm_xfer_send_cmd_fill(cmd, peer, msg, size, SHM_PROTO_CMA);
 	cmd->flags |= SHM_CF_ACK;
-	cmd->xfer_id = shm_xfer_tx_id(ep, tx);
+	cmd->xfer_id = shm_xfer_send_tx_id(ep, tx);
 	cma = shm_cmd_payload(cmd);
 	cma->pid = (int32_t)ep->pid;
 	cma->iov_cnt = (uint32_t)msg->iov_count;
@@ -183,7 +187,7 @@ static int shm_xfer_send_cma(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	tx->context = msg->context;
 	tx->peer = peer;
 	shm_cmdq_commit(peer->region, cmd);
-	shm_xfer_poke(ep, peer->region, &peer->wake);
+	shm_xfer_ep_poke(ep, peer->region, &peer->wake);
 	ep->stats.tx_cma++;
 	return 1;
 }
@@ -194,14 +198,14 @@ static int shm_xfer_send_sar(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	struct shm_tx *tx;
 	int ret;
 
-	tx = shm_xfer_tx_get(ep);
+	tx = shm_xfer_send_tx_get(ep);
 	if (!tx)
 		return -FI_EAGAIN;
 	tx->peer = peer;
-	shm_xfer_tx_record(tx, msg, size);
+	shm_xfer_send_tx_record(tx, msg, size);
 	ret = shm_xfer_sar_start(ep, tx);
 	if (ret < 0) {
-		shm_xfer_tx_put(ep, tx);
+		shm_xfer_send_tx_put(ep, tx);
 		return ret;
 	}
 	ep->stats.tx_sar++;
@@ -220,7 +224,7 @@ int shm_xfer_send(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	if (peer->dead)
 		return -FI_ECONNREFUSED;	/* its owner died */
 	size = pl_iov_total(msg->iov, msg->iov_count);
-	proto = shm_xfer_proto(ep, peer, size);
+	proto = shm_xfer_send_proto(ep, peer, size);
 	/* CMA reads the user buffer later: not for inject, and only with
 	 * the iovec count a command holds */
 	if (proto == SHM_PROTO_CMA && ((msg->flags & SHM_XF_INJECT) ||
@@ -240,15 +244,16 @@ int shm_xfer_send(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	if (ret == -FI_EAGAIN) {
 		ep->stats.tx_eagain++;
 		/* no room at a dead target never frees up */
-		if (shm_xfer_peer_check(ep, peer))
+		if (shm_xfer_live_peer_check(ep, peer))
 			ret = -FI_ECONNREFUSED;
 	} else if (ret == 1) {
-		shm_xfer_self_poke(ep);	/* our sleeping progress waits too */
+		/* our sleeping progress waits too */
+		shm_xfer_ep_self_poke(ep);
 	}
 	return ret;
 }
 
-void shm_xfer_handle_ack(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
+void shm_xfer_send_acked(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
 {
 	uint32_t idx = (uint32_t)cmd->xfer_id, gen = (uint32_t)(cmd->xfer_id >> 32);
 	struct shm_tx *tx;
@@ -278,12 +283,12 @@ void shm_xfer_handle_ack(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
 		if (ret >= 0)
 			return;
 		context = tx->context;
-		shm_xfer_tx_put(ep, tx);
+		shm_xfer_send_tx_put(ep, tx);
 		ep->ops->tx_done(ep, context, ret);
 		return;
 	}
 	context = tx->context;
-	shm_xfer_tx_put(ep, tx);
+	shm_xfer_send_tx_put(ep, tx);
 	/* the status is the receiver's word: 0 or a negative FI_E* code,
 	 * anything else (which a negation would overflow) is an error of
 	 * its own */
@@ -293,7 +298,7 @@ void shm_xfer_handle_ack(struct shm_xfer_ep *ep, const struct shm_cmd *cmd)
 	ep->ops->tx_done(ep, context, status);
 }
 
-int shm_xfer_resend_progress(struct shm_xfer_ep *ep)
+int shm_xfer_send_resend_progress(struct shm_xfer_ep *ep)
 {
 	struct shm_tx **pp = &ep->resend_tx, *tx;
 	int n = 0, ret;
@@ -311,7 +316,7 @@ int shm_xfer_resend_progress(struct shm_xfer_ep *ep)
 		if (ret < 0) {
 			void *context = tx->context;
 
-			shm_xfer_tx_put(ep, tx);
+			shm_xfer_send_tx_put(ep, tx);
 			ep->ops->tx_done(ep, context, ret);
 		}
 	}

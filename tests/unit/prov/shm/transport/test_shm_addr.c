@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* shm names (prov/shm/shm_addr.c): the reference's FI_ADDR_STR forms. */
+/* shm names (prov/shm/transport/shm_addr.c): the reference's FI_ADDR_STR
+ * forms. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The auto-progress additions to the wake-up descriptor (prov/shm/shm_wake.c): the
- * descriptor an owner sleeps on covers both the datagram socket and the
- * liveness timer; shm_wake_timer_due() consumes an expired timer so the
- * descriptor is quiet again (a readable descriptor nobody consumes would
- * make a sleeping progress thread spin); a timer is started once until
- * consumed; and a signal to one's own socket wakes the descriptor.
- * Waits are bounded by generous poll() timeouts, never asserted short.
+ * The auto-progress additions to the wake-up descriptor
+ * (prov/shm/transport/shm_wake.c): the descriptor an owner sleeps on covers
+ * both the datagram socket and the liveness timer; shm_wake_timer_due()
+ * consumes an expired timer so the descriptor is quiet again (a readable
+ * descriptor nobody consumes would make a sleeping progress thread spin); a
+ * timer is started once until consumed; and a signal to one's own socket wakes
+ * the descriptor. Waits are bounded by generous poll() timeouts, never asserted
+ * short.
  */
 #include <poll.h>
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Split copies (prov/shm/shm_xfer_split.c): the receiver of a large CMA
+ * Split copies (prov/shm/xfer/shm_xfer_split.c): the receiver of a large CMA
  * message reads chunks from the front while its sender, when it polls,
  * writes chunks from the back.
  *

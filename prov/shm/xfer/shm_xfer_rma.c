@@ -71,8 +71,8 @@ static void shm_xfer_rma_tx_fill(struct shm_tx *tx, struct shm_xfer_peer *peer,
 	memcpy(tx->iov, msg->iov, msg->iov_count * sizeof(*tx->iov));
 }
 
-int shm_xfer_read(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
-		  const struct shm_xfer_msg *msg)
+int shm_xfer_rma_read(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
+		      const struct shm_xfer_msg *msg)
 {
 	struct shm_cmd_cma *cma;
 	struct shm_cmd *cmd;
@@ -86,17 +86,17 @@ int shm_xfer_read(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 	if (sizeof(*cma) > peer->region->inline_max)
 		return -FI_EMSGSIZE;
 	size = pl_iov_total(msg->iov, msg->iov_count);
-	tx = shm_xfer_tx_get(ep);
+	tx = shm_xfer_send_tx_get(ep);
 	if (!tx)
 		return -FI_EAGAIN;
 	ret = shm_cmdq_claim(peer->region, ep->pid, &cmd);
 	if (ret) {
-		shm_xfer_tx_put(ep, tx);
+		shm_xfer_send_tx_put(ep, tx);
 		return ret;
 	}
 	shm_xfer_rma_tx_fill(tx, peer, msg, size);
 	shm_xfer_rma_cmd_fill(cmd, SHM_OP_READ, peer, msg, size,
-			      shm_xfer_tx_id(ep, tx));
+			      shm_xfer_send_tx_id(ep, tx));
 	cma = shm_cmd_payload(cmd);
 	cma->pid = (int32_t)ep->pid;
 	/* more iovecs than a command holds: none, the target answers with
@@ -108,13 +108,13 @@ int shm_xfer_read(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 		cma->iov[i].len = msg->iov[i].iov_len;
 	}
 	shm_cmdq_commit(peer->region, cmd);
-	shm_xfer_poke(ep, peer->region, &peer->wake);
+	shm_xfer_ep_poke(ep, peer->region, &peer->wake);
 	return 1;
 }
 
-int shm_xfer_atomic(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
-		    const struct shm_xfer_msg *msg, const void *req,
-		    size_t req_len)
+int shm_xfer_rma_atomic(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
+			const struct shm_xfer_msg *msg, const void *req,
+			size_t req_len)
 {
 	struct shm_cmd *cmd;
 	struct shm_tx *tx;
@@ -125,27 +125,27 @@ int shm_xfer_atomic(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 		return -FI_EINVAL;
 	if (req_len > peer->region->inline_max)
 		return -FI_EMSGSIZE;
-	tx = shm_xfer_tx_get(ep);
+	tx = shm_xfer_send_tx_get(ep);
 	if (!tx)
 		return -FI_EAGAIN;
 	ret = shm_cmdq_claim(peer->region, ep->pid, &cmd);
 	if (ret) {
-		shm_xfer_tx_put(ep, tx);
+		shm_xfer_send_tx_put(ep, tx);
 		return ret;
 	}
 	shm_xfer_rma_tx_fill(tx, peer, msg,
 			     pl_iov_total(msg->iov, msg->iov_count));
 	shm_xfer_rma_cmd_fill(cmd, SHM_OP_ATOMIC, peer, msg, req_len,
-			      shm_xfer_tx_id(ep, tx));
+			      shm_xfer_send_tx_id(ep, tx));
 	memcpy(shm_cmd_payload(cmd), req, req_len);
 	shm_cmdq_commit(peer->region, cmd);
-	shm_xfer_poke(ep, peer->region, &peer->wake);
+	shm_xfer_ep_poke(ep, peer->region, &peer->wake);
 	return 1;
 }
 
 /* Initiator: a piece of a read or fetch result. Checked against the
  * request it names, so a stale or corrupt command writes nothing. */
-void shm_xfer_handle_data(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
+void shm_xfer_rma_data(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 {
 	uint64_t id = shm_cmd_once_u64(&cmd->xfer_id),
 		 size = shm_cmd_once_u64(&cmd->size),
@@ -170,12 +170,12 @@ void shm_xfer_rma_dispatch(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx)
 	if (ep->ops->rma_msg)
 		ep->ops->rma_msg(ep, rx);
 	else if (rx->flags & SHM_XF_RMA_WRITE)
-		shm_xfer_rx_fail(rx, -FI_EOPNOTSUPP);
+		shm_xfer_rma_rx_fail(rx, -FI_EOPNOTSUPP);
 	else
-		shm_xfer_rx_reply(rx, NULL, 0, -FI_EOPNOTSUPP, false);
+		shm_xfer_rma_rx_reply(rx, NULL, 0, -FI_EOPNOTSUPP, false);
 }
 
-int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
+int shm_xfer_rma_request(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 {
 	/* read once: what we allocate and copy follows from this value,
 	 * whatever the slot says later */
@@ -185,7 +185,7 @@ int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	size_t extra = 0;
 
 	if (op == SHM_OP_WRITE)
-		return shm_xfer_handle_msg(ep, cmd);
+		return shm_xfer_recv_msg(ep, cmd);
 	rp = shm_xfer_rpeer(ep, cmd->src_idx, cmd->src_gen);
 	if (!rp)
 		goto drop;	/* nobody to answer */
@@ -217,14 +217,14 @@ int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	return 0;
 
 drop:
-	shm_xfer_drop_warn(ep, cmd);
+	shm_xfer_recv_drop_warn(ep, cmd);
 	return 0;
 }
 
 /* Push as many DATA chunks of rd as the initiator's queue takes, then
  * the final ack. 1: all sent; -FI_EAGAIN: queue full, retry later;
  * other negative: the initiator is closing, give up. */
-static int shm_xfer_rd_send(struct shm_xfer_ep *ep, struct shm_rd *rd)
+static int shm_xfer_rma_rd_send(struct shm_xfer_ep *ep, struct shm_rd *rd)
 {
 	struct shm_region *r = rd->rp->region;
 	uint64_t chunk = r->inline_max, n;
@@ -256,7 +256,7 @@ static int shm_xfer_rd_send(struct shm_xfer_ep *ep, struct shm_rd *rd)
 		pushed = true;
 	}
 	if (pushed)
-		shm_xfer_poke(ep, r, &rd->rp->wake);
+		shm_xfer_ep_poke(ep, r, &rd->rp->wake);
 	if (rd->off < rd->len)
 		return ret;
 	/* after every DATA of the request: the queue keeps our order */
@@ -264,7 +264,7 @@ static int shm_xfer_rd_send(struct shm_xfer_ep *ep, struct shm_rd *rd)
 	return 1;
 }
 
-static void shm_xfer_rd_queue(struct shm_xfer_ep *ep, struct shm_rd *rd)
+static void shm_xfer_rma_rd_queue(struct shm_xfer_ep *ep, struct shm_rd *rd)
 {
 	shm_xfer_rpeer_get(rd->rp);	/* the rx's goes when it is freed */
 	rd->next = NULL;
@@ -274,14 +274,14 @@ static void shm_xfer_rd_queue(struct shm_xfer_ep *ep, struct shm_rd *rd)
 	ep->rd_tail = &rd->next;
 }
 
-int shm_xfer_rd_progress(struct shm_xfer_ep *ep, unsigned budget)
+int shm_xfer_rma_rd_progress(struct shm_xfer_ep *ep, unsigned budget)
 {
 	struct shm_rd **pp = &ep->rd, *rd;
 	unsigned n = 0;
 	int ret;
 
 	while ((rd = *pp) && n < budget) {
-		ret = shm_xfer_rd_send(ep, rd);
+		ret = shm_xfer_rma_rd_send(ep, rd);
 		if (ret == -FI_EAGAIN &&
 		    (++rd->fails % SHM_RD_PEER_CHECK ||
 		     shm_region_owner_alive(rd->rp->region))) {
@@ -299,7 +299,7 @@ int shm_xfer_rd_progress(struct shm_xfer_ep *ep, unsigned budget)
 	return (int)n;
 }
 
-void shm_xfer_rd_free_all(struct shm_xfer_ep *ep)
+void shm_xfer_rma_rd_free_all(struct shm_xfer_ep *ep)
 {
 	struct shm_rd *rd;
 
@@ -316,8 +316,8 @@ void shm_xfer_rd_free_all(struct shm_xfer_ep *ep)
 /* Process-vm-write the reply into the initiator's iovecs. Returns 0
  * (done, acked), 1 (refused by the kernel, or the command did not carry
  * the iovecs: send it as DATA instead). */
-static int shm_xfer_reply_cma(struct shm_xfer_rx *rx, const void *src,
-			      uint64_t len)
+static int shm_xfer_rma_reply_cma(struct shm_xfer_rx *rx, const void *src,
+				  uint64_t len)
 {
 	struct shm_rpeer *rp = rx->rpeer;
 	struct iovec local = { (void *)src, (size_t)len };
@@ -347,8 +347,8 @@ static int shm_xfer_reply_cma(struct shm_xfer_rx *rx, const void *src,
 	return 0;
 }
 
-void shm_xfer_rx_reply(struct shm_xfer_rx *rx, const void *src, uint64_t len,
-		       int status, bool copy)
+void shm_xfer_rma_rx_reply(struct shm_xfer_rx *rx, const void *src,
+			   uint64_t len, int status, bool copy)
 {
 	struct shm_xfer_ep *ep = rx->ep;
 	struct shm_rpeer *rp = rx->rpeer;
@@ -363,7 +363,7 @@ void shm_xfer_rx_reply(struct shm_xfer_rx *rx, const void *src, uint64_t len,
 	if ((rx->flags & SHM_XF_RMA_READ) && ep->cma &&
 	    (rp->region->geo.flags & SHM_RF_CMA) &&
 	    len > rp->region->inline_max &&
-	    !shm_xfer_reply_cma(rx, src, len))
+	    !shm_xfer_rma_reply_cma(rx, src, len))
 		goto out;
 	rd = malloc(sizeof(*rd) + (copy ? len : 0));
 	if (!rd) {
@@ -381,15 +381,15 @@ void shm_xfer_rx_reply(struct shm_xfer_rx *rx, const void *src, uint64_t len,
 		rd->src = src;
 	}
 	/* behind replies already waiting, or at once */
-	if (ep->rd || shm_xfer_rd_send(ep, rd) == -FI_EAGAIN)
-		shm_xfer_rd_queue(ep, rd);
+	if (ep->rd || shm_xfer_rma_rd_send(ep, rd) == -FI_EAGAIN)
+		shm_xfer_rma_rd_queue(ep, rd);
 	else
 		free(rd);
 out:
 	shm_xfer_rx_free(rx);
 }
 
-void shm_xfer_rx_fail(struct shm_xfer_rx *rx, int status)
+void shm_xfer_rma_rx_fail(struct shm_xfer_rx *rx, int status)
 {
 	struct shm_xfer_ep *ep = rx->ep;
 	struct shm_rpeer *rp = rx->rpeer;
@@ -410,7 +410,7 @@ void shm_xfer_rx_fail(struct shm_xfer_rx *rx, int status)
 			/* R3, release: pairs with S3; we never read it */
 			pl_store_release(&sr->sar[rx->u.sar.chan].done,
 					 1u + (uint32_t)-status);
-			shm_xfer_poke(ep, sr, &rp->wake);
+			shm_xfer_ep_poke(ep, sr, &rp->wake);
 		}
 	} else if (rp && (rx->cmd_flags & SHM_CF_ACK)) {
 		shm_xfer_ack(ep, rp, rx->xfer_id, status, 0, 0);

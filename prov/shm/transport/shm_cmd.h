@@ -5,7 +5,7 @@
  * is input (DESIGN.md section 7a): before any handler looks at it, its
  * op, protocol, size and the counts in its payload are checked here
  * against OUR inline size (the private geometry of our region, never a
- * header's): messages in shm_xfer_handle_msg (shm_cmd_check_msg on the
+ * header's): messages in shm_xfer_recv_msg (shm_cmd_check_msg on the
  * values it reads once), other ops in the poll pass (shm_cmd_check).
  * What needs the endpoint (the sender's peer entry, a
  * transfer id, a SAR channel of the sender's region) is checked by the
@@ -45,7 +45,7 @@ static inline uint8_t shm_cmd_once_u8(const uint8_t *p)
 
 /*
  * The rules of a message or RMA write (op SHM_OP_MSG or SHM_OP_WRITE) on
- * its fields as read once (shm_xfer_handle_msg checks its own copies
+ * its fields as read once (shm_xfer_recv_msg checks its own copies
  * with it); the iovec count of a CMA payload is the caller's to check on
  * its own copy. 0 or -FI_EINVAL.
  */

@@ -124,7 +124,7 @@ struct shm_xfer_rx {
 	uint64_t		next_chunk;
 	uint64_t		nchunks;
 	uint64_t		copied;
-	/* stall watch (shm_xfer_reap_dead): copied as last seen, and since
+	/* stall watch (shm_xfer_live_reap): copied as last seen, and since
 	 * when (ns, 0: not yet watched) it has not moved */
 	uint64_t		seen_copied;
 	uint64_t		still_since;
@@ -162,8 +162,8 @@ struct shm_xfer_ops {
 	/* An incoming RMA write, read or atomic (rx->flags & SHM_XF_RMA_ANY).
 	 * The provider validates rx->key / rx->tag / rx->size against its
 	 * registrations and answers exactly once: a write with
-	 * shm_xfer_rx_deliver (to the registered memory) or shm_xfer_rx_fail,
-	 * a read or atomic with shm_xfer_rx_reply. NULL: every RMA request
+	 * shm_xfer_rx_deliver (to the registered memory) or
+	 * shm_xfer_rma_rx_fail, a read or atomic with shm_xfer_rma_rx_reply. NULL: every RMA request
 	 * fails with -FI_EOPNOTSUPP. */
 	void (*rma_msg)(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx);
 	/* A write whose delivery returned 1 finished (as rx_done). */
@@ -253,8 +253,9 @@ int shm_xfer_send(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
 		  const struct shm_xfer_msg *msg);
 
 /* Which protocol a message of `size` bytes to peer takes (tests). */
-enum shm_proto shm_xfer_proto(const struct shm_xfer_ep *ep,
-			      const struct shm_xfer_peer *peer, uint64_t size);
+enum shm_proto shm_xfer_send_proto(const struct shm_xfer_ep *ep,
+				   const struct shm_xfer_peer *peer,
+				   uint64_t size);
 
 /*
  * Place rx into iov (capacity = sum of lengths).
@@ -288,22 +289,22 @@ void shm_xfer_rx_discard(struct shm_xfer_rx *rx);
 /* msg->iov: where the bytes go (<= SHM_XFER_IOV_MAX entries; more than
  * SHM_CMA_IOV_MAX: the reply always comes as DATA); msg->tag,
  * msg->rma_key: target address and key; size = sum of the iov. */
-int shm_xfer_read(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
-		  const struct shm_xfer_msg *msg);
+int shm_xfer_rma_read(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
+		      const struct shm_xfer_msg *msg);
 /* req: req_len opaque bytes for the target's rma_msg (rx->data, rx->size);
  * msg->iov: where the result goes (may be empty); tag, rma_key as read.
  * -FI_EMSGSIZE when req does not fit the target's inline size. */
-int shm_xfer_atomic(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
-		    const struct shm_xfer_msg *msg, const void *req,
-		    size_t req_len);
+int shm_xfer_rma_atomic(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer,
+			const struct shm_xfer_msg *msg, const void *req,
+			size_t req_len);
 /* Target: answer a read or atomic rx with len bytes at src (status 0) or
  * fail it (status -FI_E*: nothing is sent but the error). copy: src is
  * a temporary (atomic result) the layer must copy if it cannot send it
  * at once; otherwise src stays valid (registered memory). rx is freed. */
-void shm_xfer_rx_reply(struct shm_xfer_rx *rx, const void *src, uint64_t len,
-		       int status, bool copy);
+void shm_xfer_rma_rx_reply(struct shm_xfer_rx *rx, const void *src,
+			   uint64_t len, int status, bool copy);
 /* Target: refuse an RMA write rx (status -FI_E*); the initiator's
  * operation completes with it and no byte is placed. rx is freed. */
-void shm_xfer_rx_fail(struct shm_xfer_rx *rx, int status);
+void shm_xfer_rma_rx_fail(struct shm_xfer_rx *rx, int status);
 
 #endif /* PROPEL_SHM_XFER_H */

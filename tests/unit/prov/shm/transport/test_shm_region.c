@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * shm regions (prov/shm/shm_region.c): create, map from another process,
- * mode 0600, name collisions, and removal of regions whose owner died or
- * whose pid was reused (start time differs).
+ * shm regions (prov/shm/transport/shm_region.c): create, map from another
+ * process, mode 0600, name collisions, and removal of regions whose owner died
+ * or whose pid was reused (start time differs).
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -122,7 +122,7 @@ static inline int shm_ep_peer_get(struct shm_ep *ep, fi_addr_t dest,
 	return ret;
 }
 
-/* shm_ep_rma_rx.c: RMA and atomic requests arriving at a target (xfer
+/* shm_ep_rma.c: RMA and atomic requests arriving at a target (xfer
  * ops rma_msg, rma_done); the initiator side is rdm's (rdm_rma.h). */
 void shm_ep_rma_msg(struct shm_xfer_ep *xep, struct shm_xfer_rx *rx);
 void shm_ep_rma_done(struct shm_xfer_ep *xep, struct shm_xfer_rx *rx,

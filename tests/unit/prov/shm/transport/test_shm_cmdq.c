@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The MPSC command queue (prov/shm/shm_cmdq.c) across real processes:
+ * The MPSC command queue (prov/shm/transport/shm_cmdq.c) across real processes:
  * several producer processes, one consumer; every message arrives exactly
  * once and in each producer's order; a full queue refuses instead of
  * overwriting; a producer that dies holding a claimed slot does not stall

@@ -165,8 +165,9 @@ struct shm_xfer_ep {
 	uint64_t		drops;		/* commands dropped as
 						 * malformed or orphaned */
 	uint32_t		polls;		/* since the last peer check */
-	uint32_t		reap_pass;	/* shm_xfer_reap_dead calls, never 0
-						 * once counting (peer->alive_pass) */
+	uint32_t		reap_pass;	/* shm_xfer_live_reap calls,
+						 * never 0 once counting
+						 * (peer->alive_pass) */
 	uint64_t		reap_now;	/* the pass's monotonic clock, ns */
 	uint64_t		peer_timeout_ns; /* FI_SHM_PEER_TIMEOUT_MS, 0:
 						  * never */
@@ -194,7 +195,7 @@ struct shm_rd {
 #define SHM_XFER_RX_CACHE_MAX	64
 
 /* Polls with work in flight between two liveness checks of the peers it
- * waits for (shm_xfer_reap_dead): bounds how long a dead peer holds a
+ * waits for (shm_xfer_live_reap): bounds how long a dead peer holds a
  * send or a reception, without a system call on the fast path. */
 #define SHM_XFER_PEER_CHECK	4096
 /* The same bound for an owner that sleeps with such work: the liveness
@@ -218,20 +219,22 @@ static inline void shm_xfer_rpeer_get(struct shm_rpeer *rp)
 }
 void shm_xfer_rpeer_put(struct shm_rpeer *rp);
 int shm_xfer_rpeer_map(struct shm_xfer_ep *ep, struct shm_rpeer *rp);
-void shm_xfer_poke(struct shm_xfer_ep *ep, struct shm_region *r,
-		   const struct shm_wake_addr *wake);
+void shm_xfer_ep_poke(struct shm_xfer_ep *ep, struct shm_region *r,
+		      const struct shm_wake_addr *wake);
 /* An application call (a send, a delivery) left work for the progress
  * source while it may sleep: wake it (one branch when it is awake). */
-void shm_xfer_self_poke(struct shm_xfer_ep *ep);
+void shm_xfer_ep_self_poke(struct shm_xfer_ep *ep);
 /* A send to peer found no room: true when its owner is dead (the peer
  * is then marked dead and its region name removed). Paced. */
-bool shm_xfer_peer_check(struct shm_xfer_ep *ep, struct shm_xfer_peer *peer);
+bool shm_xfer_live_peer_check(struct shm_xfer_ep *ep,
+			      struct shm_xfer_peer *peer);
 
 /* shm_xfer_send.c */
-struct shm_tx *shm_xfer_tx_get(struct shm_xfer_ep *ep);
-uint64_t shm_xfer_tx_id(const struct shm_xfer_ep *ep, const struct shm_tx *tx);
-void shm_xfer_tx_put(struct shm_xfer_ep *ep, struct shm_tx *tx);
-void shm_xfer_handle_ack(struct shm_xfer_ep *ep, const struct shm_cmd *cmd);
+struct shm_tx *shm_xfer_send_tx_get(struct shm_xfer_ep *ep);
+uint64_t shm_xfer_send_tx_id(const struct shm_xfer_ep *ep,
+			     const struct shm_tx *tx);
+void shm_xfer_send_tx_put(struct shm_xfer_ep *ep, struct shm_tx *tx);
+void shm_xfer_send_acked(struct shm_xfer_ep *ep, const struct shm_cmd *cmd);
 
 /* shm_xfer_recv.c. A received command's record (malloc'd, extra bytes of
  * data[] after it): every header field set from cmd or to its empty
@@ -243,28 +246,36 @@ struct shm_xfer_rx *shm_xfer_rx_new(struct shm_xfer_ep *ep,
 				    const struct shm_cmd *cmd,
 				    struct shm_rpeer *rp, size_t extra);
 
-/* The command handlers (and shm_xfer_handle_rma) return
- * 0 (the caller releases the slot), 1 (the handler released it already:
- * it copied what it needs and freed the slot early) or -FI_EAGAIN (keep
- * the command queued, retry at the next poll). */
-int shm_xfer_handle_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
-void shm_xfer_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
+/* shm_xfer_recv.c. The command handlers (and shm_xfer_rma_request)
+ * return 0 (the caller releases the slot), 1 (the handler released it
+ * already: it copied what it needs and freed the slot early) or
+ * -FI_EAGAIN (keep the command queued, retry at the next poll). */
+int shm_xfer_recv_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
+void shm_xfer_recv_reject(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
 /* A command dropped as malformed or orphaned: counted, and a warning
  * naming the endpoint and the peer entry, one per
  * SHM_XFER_DROP_WARN_EVERY. */
-void shm_xfer_drop_warn(struct shm_xfer_ep *ep, const struct shm_cmd *cmd);
+void shm_xfer_recv_drop_warn(struct shm_xfer_ep *ep,
+			     const struct shm_cmd *cmd);
 #define SHM_XFER_DROP_WARN_EVERY	1024
+
+/* shm_xfer_ack.c */
 int shm_xfer_ack_flush(struct shm_xfer_ep *ep);
 /* Drop the queued acknowledgements whose sender is dead (reap). */
 void shm_xfer_ack_reap(struct shm_xfer_ep *ep);
 /* Queue a control command (op ACK or SPLIT; tag, and a's flags, status,
  * cookie in cq_data and xfer_id) to rp's region, then poke its owner.
  * 0, or the claim's error (-FI_EAGAIN: its queue is full). */
-int shm_xfer_ctl_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
-		      uint8_t op, uint64_t tag, const struct shm_ack *a);
+int shm_xfer_ack_ctl_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
+			  uint8_t op, uint64_t tag, const struct shm_ack *a);
+/* One acknowledgement now (counted), or the claim's error. */
+int shm_xfer_ack_send(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
+		      const struct shm_ack *a);
 void shm_xfer_ack(struct shm_xfer_ep *ep, struct shm_rpeer *rp,
 		  uint64_t xfer_id, int status, uint32_t flags,
 		  uint64_t cookie);
+
+/* shm_xfer_rx.c */
 /* Frees rx, or keeps it in its endpoint's cache (SHM_XFER_RX_CACHED_DATA). */
 void shm_xfer_rx_free(struct shm_xfer_rx *rx);
 /* Frees every cached record (endpoint close). */
@@ -272,15 +283,21 @@ void shm_xfer_rx_cache_drain(struct shm_xfer_ep *ep);
 /* The kernel refuses us a CMA read from rx's sender (its ptrace policy, a
  * filter): ask for the data again by SAR into rx->iov (set, with cap)
  * and wait for it (rx goes on cont_rx). */
-void shm_xfer_cma_refused(struct shm_xfer_rx *rx);
+void shm_xfer_rx_cma_refused(struct shm_xfer_rx *rx);
 
-void shm_xfer_reap_dead(struct shm_xfer_ep *ep);
-/* Is the sender of rx alive? (shm_xfer_ep.c) */
-bool shm_xfer_rx_sender_alive(const struct shm_xfer_rx *rx);
+/* shm_xfer_live.c */
+void shm_xfer_live_reap(struct shm_xfer_ep *ep);
+/* Is the sender of rx alive? */
+bool shm_xfer_live_rx_sender(const struct shm_xfer_rx *rx);
+
+/* shm_xfer_send.c */
+int shm_xfer_send_resend_progress(struct shm_xfer_ep *ep);
 
 /* shm_xfer_sar.c */
 int shm_xfer_sar_start(struct shm_xfer_ep *ep, struct shm_tx *tx);
-int shm_xfer_resend_progress(struct shm_xfer_ep *ep);
+/* Does rx name a real channel of its (mapped) sender, in the generation
+ * the sender gave it? */
+bool shm_xfer_sar_valid(const struct shm_xfer_rx *rx);
 int shm_xfer_sar_tx_progress(struct shm_xfer_ep *ep, unsigned budget);
 int shm_xfer_sar_rx_progress(struct shm_xfer_ep *ep, unsigned budget);
 bool shm_xfer_sar_ready(struct shm_xfer_ep *ep);
@@ -302,11 +319,11 @@ void shm_xfer_split_reap(struct shm_xfer_ep *ep);
 void shm_xfer_split_abandon(struct shm_xfer_ep *ep);
 
 /* shm_xfer_rma.c */
-int shm_xfer_handle_rma(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
+int shm_xfer_rma_request(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
 void shm_xfer_rma_dispatch(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx);
-void shm_xfer_handle_data(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
-int shm_xfer_rd_progress(struct shm_xfer_ep *ep, unsigned budget);
-void shm_xfer_rd_free_all(struct shm_xfer_ep *ep);
+void shm_xfer_rma_data(struct shm_xfer_ep *ep, struct shm_cmd *cmd);
+int shm_xfer_rma_rd_progress(struct shm_xfer_ep *ep, unsigned budget);
+void shm_xfer_rma_rd_free_all(struct shm_xfer_ep *ep);
 /* The rx of an RMA write goes to ops->rma_done, others to rx_done. */
 static inline void shm_xfer_rx_done_cb(struct shm_xfer_ep *ep,
 				       struct shm_xfer_rx *rx, int status,

@@ -45,7 +45,7 @@ static void shm_ep_rma_write_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 	ret = rdm_rma_check(&ep->rdm, &ep->dom->keymap, rx->key, rx->tag,
 			    size, FI_REMOTE_WRITE, &dst);
 	if (ret) {
-		shm_xfer_rx_fail(rx, ret);
+		shm_xfer_rma_rx_fail(rx, ret);
 		return;
 	}
 	iov.iov_base = dst;
@@ -66,10 +66,10 @@ static void shm_ep_rma_read_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 	ret = rdm_rma_check(&ep->rdm, &ep->dom->keymap, rx->key, rx->tag,
 			    rx->size, FI_REMOTE_READ, &src);
 	if (ret) {
-		shm_xfer_rx_reply(rx, NULL, 0, ret, false);
+		shm_xfer_rma_rx_reply(rx, NULL, 0, ret, false);
 		return;
 	}
-	shm_xfer_rx_reply(rx, src, rx->size, 0, false);
+	shm_xfer_rma_rx_reply(rx, src, rx->size, 0, false);
 	rdm_rma_event(&ep->rdm, &ep->dom->keymap, key, FI_REMOTE_READ, false,
 		      0, 0);
 }
@@ -84,9 +84,9 @@ static void shm_ep_atomic_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 			     rx->data, (size_t)rx->size, SHM_ATOMIC_MAX_BYTES,
 			     result, &res_len);
 	if (ret || !res_len)
-		shm_xfer_rx_reply(rx, NULL, 0, ret, false);
+		shm_xfer_rma_rx_reply(rx, NULL, 0, ret, false);
 	else
-		shm_xfer_rx_reply(rx, result, res_len, 0, true);
+		shm_xfer_rma_rx_reply(rx, result, res_len, 0, true);
 }
 
 void shm_ep_rma_msg(struct shm_xfer_ep *xep, struct shm_xfer_rx *rx)
