@@ -110,7 +110,8 @@ static inline void pl_domain_child_get(struct pl_domain *dom)
  * context before pl_domain_fini closes it. */
 static inline bool pl_domain_busy(struct pl_domain *dom)
 {
-	/* acquire: as pl_domain_fini's load */
+	/* acquire: pairs with the acq_rel decrement in pl_domain_child_put,
+	 * as pl_domain_fini's load (a child's teardown is seen) */
 	return pl_load_acquire(&dom->children) != 0;
 }
 

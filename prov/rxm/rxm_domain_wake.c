@@ -16,22 +16,25 @@ static int rxm_domain_wake_poll(struct pl_progress_source *src,
 	return 0;
 }
 
-static int rxm_domain_wake_arm(struct pl_progress_source *src)
+/* Drains the set's descriptor; -FI_EAGAIN while a member has something
+ * to read (every member is looked at, and armed, each time). */
+static int rxm_domain_wake_trywait(struct rxm_domain_wake *w)
 {
-	struct rxm_domain_wake *w = pl_container_of(src, struct rxm_domain_wake,
-						    src);
 	struct fid *set = &w->set->fid;
 
 	return fi_trywait(w->core_fabric, &set, 1);
 }
 
+static int rxm_domain_wake_arm(struct pl_progress_source *src)
+{
+	return rxm_domain_wake_trywait(
+		pl_container_of(src, struct rxm_domain_wake, src));
+}
+
 static int rxm_domain_wake_bg_arm(struct pl_progress_source *src)
 {
-	struct rxm_domain_wake *w = pl_container_of(src, struct rxm_domain_wake,
-						    bg_src);
-	struct fid *set = &w->set->fid;
-
-	return fi_trywait(w->core_fabric, &set, 1);
+	return rxm_domain_wake_trywait(
+		pl_container_of(src, struct rxm_domain_wake, bg_src));
 }
 
 int rxm_domain_wake_open(struct rxm_domain_wake *w,

@@ -20,7 +20,10 @@
  * every pass) and arms by fi_trywait on the whole set, which drains its
  * descriptor and says -FI_EAGAIN while any member has something to read.
  * The connection set has a second such source in the fabric's
- * connection thread (rxm_fabric.cm_ctx).
+ * connection thread (rxm_fabric.cm_ctx). These arms are the only ones
+ * of the core's objects: an endpoint's own arm checks only what it
+ * queued itself, since every arm_all of a context that holds endpoints
+ * runs the set's source too.
  *
  * Open and close run alone (with the domain's); the sources are the
  * progress engine's to call (pl_progress.h).

@@ -50,18 +50,8 @@ static int rxm_ep_bg_poll(struct pl_progress_source *src, unsigned budget)
 	return work;
 }
 
-/* Sleep until the next connection event (the domain's connection wait
- * set wakes the thread: rxm_domain_wake.h). */
-static int rxm_ep_bg_arm(struct pl_progress_source *src)
-{
-	struct rxm_ep *ep = pl_container_of(src, struct rxm_ep, bg_src);
-	struct fid *eq = &ep->cm.eq->fid;
-
-	return fi_trywait(ep->dom->fab->core_fabric, &eq, 1);
-}
-
-/* The transport: a core CQ, the connection manager listening, the fd a
- * sleeper waits on. */
+/* The transport: a core CQ and the connection manager listening, each
+ * in one of the domain's wait sets. */
 static int rxm_ep_transport_open(struct rxm_ep *ep)
 {
 	struct fi_cq_attr cq_attr = {
@@ -193,8 +183,9 @@ static int rxm_ep_enable(struct rxm_ep *ep)
 	ep->src_added = true;
 	ep->bg_src = (struct pl_progress_source){
 		.poll = rxm_ep_bg_poll,
-		.arm = rxm_ep_bg_arm,
-		.fd = -1,	/* the domain's cm_wake */
+		/* nothing of ours to arm: the domain's cm_wake arms every
+		 * connection EQ and wakes the thread */
+		.fd = -1,
 		.name = "ofi_rxm connection thread",
 	};
 	ret = pl_progress_source_add(ep->dom->fab->cm_ctx, &ep->bg_src);

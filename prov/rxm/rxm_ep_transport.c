@@ -242,14 +242,18 @@ static int rxm_ep_transport_poll(struct rdm_ep *r, unsigned budget)
 	return work;
 }
 
+/* The core CQ and EQ are armed once for every endpoint of the domain,
+ * by the domain's wait-set sources in the same context (their fi_trywait
+ * looks at every member: rxm_domain_wake.h); a trywait per endpoint
+ * would arm the core's progress context once per endpoint. What is left
+ * is ours: */
 static int rxm_ep_transport_arm(struct rdm_ep *r)
 {
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
-	struct fid *fids[2] = { &ep->core_cq->fid, &ep->cm.eq->fid };
 
 	if (ep->pend || ep->rndv_wait)
 		return -FI_EAGAIN;	/* sends and reads wait for the core */
-	return fi_trywait(ep->dom->fab->core_fabric, fids, 2);
+	return 0;
 }
 
 static bool rxm_ep_transport_idle(struct rdm_ep *r)
