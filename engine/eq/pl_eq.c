@@ -229,6 +229,12 @@ static ssize_t pl_eq_read(struct fid_eq *feq, uint32_t *event, void *buf,
 	size_t n;
 	ssize_t ret;
 
+	/* Empty: no lock (a layered provider polls its core EQ every
+	 * pass). Acquire: pairs with pl_eq_push's acq_rel increment, which
+	 * follows the linking; a push racing with this read is ordered
+	 * after it. */
+	if (!pl_load_acquire(&q->count))
+		return -FI_EAGAIN;
 	pthread_mutex_lock(&q->lock);
 	e = q->ev.head;
 	if (q->err.head) {

@@ -38,6 +38,8 @@
 
 #define RXM_IOV_LIMIT	4
 #define RXM_INJECT_SIZE	256
+/* the largest core inject rxm_ep_tx.c builds on its stack */
+#define RXM_TX_FLAT_MAX	256
 
 struct rxm_peer;
 
@@ -175,6 +177,10 @@ struct rxm_ep {
 	 * and the receptions whose core read waits for room */
 	bool rndv;
 	struct rxm_rx *rndv_wait;
+	/* header and payload up to this leave by the core's fi_inject, at
+	 * once, with no core completion to come back (rxm_ep_tx.c); the
+	 * core's inject size, at most RXM_TX_FLAT_MAX */
+	size_t core_inject;
 	struct rxm_peer *peers;		/* all, freed at close */
 };
 

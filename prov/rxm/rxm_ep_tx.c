@@ -91,6 +91,26 @@ void rxm_ep_tx_queue(struct rxm_ep *ep, struct rxm_peer *peer,
 	(void)rxm_ep_tx_flush(ep);
 }
 
+/* A small message to a connected peer with nothing queued before it:
+ * the core copies header and payload now, so it is complete at return
+ * (as a core send's completion would say later: written to the core).
+ * false: the queue takes it (not connected, core full, core error). */
+static bool rxm_tx_inject(struct rxm_peer *peer, const struct rdm_tx_msg *msg,
+			  uint64_t size)
+{
+	uint8_t flat[RXM_TX_FLAT_MAX];
+	struct rxm_conn *c = peer->conn;
+	size_t cur = 0, off = 0;
+
+	if (c->state != RXM_CONN_CONNECTED)
+		return false;
+	rxm_ep_msg_hdr((struct rxm_hdr *)flat, RXM_OP_EAGER, msg, size, 0, 0);
+	(void)pl_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
+			    flat + sizeof(struct rxm_hdr), (size_t)size);
+	return fi_inject(c->msg_ep, flat, sizeof(struct rxm_hdr) + size,
+			 0) == 0;
+}
+
 int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
 		   const struct rdm_tx_msg *msg)
 {
@@ -108,6 +128,10 @@ int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
 	if (ep->rndv && size > ep->lim.sar_limit &&
 	    !(msg->flags & RDM_TX_INJECT))
 		return rxm_ep_rndv_send(ep, peer, msg, size);
+	if (size + sizeof(struct rxm_hdr) <= ep->core_inject &&
+	    !(msg->flags & RDM_TX_DELIVERY) && !peer->txq_head &&
+	    rxm_tx_inject(peer, msg, size))
+		return 0;
 	nseg = size <= per ? 1 : (uint32_t)((size + per - 1) / per);
 	op = malloc(sizeof(*op));
 	if (!op)

@@ -59,6 +59,10 @@ struct tcp_sock_ev {
 	int (*handle)(struct tcp_sock_ev *ev, uint32_t events);
 	struct tcp_sock_ev *hot_next;	/* under the set's hot_lock */
 	bool hot;			/* under the set's hot_lock */
+	/* direct sets only, under the set's dlock: the socket and the
+	 * interest it has in the kernel's set whenever that set holds it */
+	int fd;
+	uint32_t events;
 };
 
 /*
@@ -71,6 +75,8 @@ struct tcp_sock_ev {
  * while any is listed.
  */
 #define TCP_SOCKSET_DIRECT_MAX 4
+/* passes with no sleeper before a direct set detaches its sockets */
+#define TCP_SOCKSET_DETACH_PASSES 512
 
 struct tcp_sockset {
 	struct pl_progress_source src;	/* fd = epfd */
@@ -80,14 +86,30 @@ struct tcp_sockset {
 	 * holds at most TCP_SOCKSET_DIRECT_MAX sockets, a pass calls their
 	 * handlers with EPOLLIN | EPOLLOUT instead of asking epoll which are
 	 * ready. A handler's nonblocking recv costs what epoll_wait would,
-	 * and a message then takes one system call instead of two. The
-	 * sleep path still blocks on epfd, which holds every socket.
+	 * and a message then takes one system call instead of two.
+	 *
+	 * Detached sockets: a socket in an epoll set costs every segment
+	 * that reaches it a wake-up callback, and through the nested sets
+	 * above (the context's, a CQ's) one callback per level, on the
+	 * sender's critical path (measured: 0.1 us per level per one-way
+	 * message on loopback). A pass that polls every socket directly
+	 * needs none of it; only a sleeper does. So after
+	 * TCP_SOCKSET_DETACH_PASSES passes with no arm() between them, a
+	 * pass takes the listed sockets out of epfd (detached), and arm()
+	 * puts them back before anyone may sleep on epfd: level-triggered,
+	 * a socket readable at that moment makes epfd readable at once. A
+	 * thread that sleeps often never detaches; one that polls without
+	 * sleeping pays two epoll_ctl per socket once per sleep at most.
 	 */
 	bool direct;			/* init only */
-	pthread_mutex_t dlock;		/* guards the three below */
+	pthread_mutex_t dlock;		/* guards the five below */
 	struct tcp_sock_ev *dev[TCP_SOCKSET_DIRECT_MAX];
 	int ndev;			/* entries in dev[] */
 	int nfds;			/* sockets in the set */
+	/* the listed sockets are in epfd; false only while every socket
+	 * is listed (nfds == ndev) */
+	bool attached;
+	uint64_t attach_pass;		/* passes at the last arm() */
 	pthread_mutex_t hot_lock;
 	struct tcp_sock_ev *hot;	/* under hot_lock */
 	/* hot != NULL, for arm() without the lock: written under hot_lock

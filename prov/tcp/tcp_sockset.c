@@ -21,6 +21,49 @@
 
 #define TCP_SOCKSET_BATCH 32
 
+static int tcp_sockset_ctl(struct tcp_sockset *set, int op, int fd,
+			   struct tcp_sock_ev *ev, uint32_t events)
+{
+	struct epoll_event e = { .events = events, .data.ptr = ev };
+
+	if (epoll_ctl(set->epfd, op, fd, &e))
+		return -errno;
+	return 0;
+}
+
+/* Under dlock, detached (so every socket is listed): every listed socket
+ * back into epfd with its interest. All or none. */
+static int tcp_sockset_attach(struct tcp_sockset *set)
+{
+	struct tcp_sock_ev *ev;
+	int i, ret;
+
+	for (i = 0; i < set->ndev; i++) {
+		ev = set->dev[i];
+		ret = tcp_sockset_ctl(set, EPOLL_CTL_ADD, ev->fd, ev,
+				      ev->events);
+		if (ret) {
+			while (i--)
+				(void)epoll_ctl(set->epfd, EPOLL_CTL_DEL,
+						set->dev[i]->fd, NULL);
+			return ret;
+		}
+	}
+	set->attached = true;
+	return 0;
+}
+
+/* Under dlock, attached, every socket listed: take them all out. */
+static void tcp_sockset_detach(struct tcp_sockset *set)
+{
+	int i;
+
+	for (i = 0; i < set->ndev; i++)
+		(void)epoll_ctl(set->epfd, EPOLL_CTL_DEL, set->dev[i]->fd,
+				NULL);
+	set->attached = false;
+}
+
 static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 {
 	struct tcp_sockset *set = pl_container_of(src, struct tcp_sockset,
@@ -52,6 +95,11 @@ static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 		if (set->nfds == set->ndev) {
 			nd = set->ndev;
 			memcpy(dev, set->dev, sizeof(dev[0]) * (size_t)nd);
+			/* relaxed: passes is this pass's own count (above) */
+			if (set->attached &&
+			    pl_load_relaxed(&set->passes) - set->attach_pass >
+			    TCP_SOCKSET_DETACH_PASSES)
+				tcp_sockset_detach(set);
 		}
 		pthread_mutex_unlock(&set->dlock);
 		/* the owners are alive: removal runs under dlock before the
@@ -83,14 +131,27 @@ static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 	return work;
 }
 
-/* Sleep only when no entry is hot; the fd covers the rest. */
+/* Sleep only when no entry is hot; the fd covers the rest, once every
+ * socket is in it. */
 static int tcp_sockset_arm(struct pl_progress_source *src)
 {
 	struct tcp_sockset *set = pl_container_of(src, struct tcp_sockset,
 						  src);
+	int ret = 0;
 
 	/* acquire: pairs with mark_hot's release store */
-	return pl_load_acquire(&set->any_hot) ? -FI_EAGAIN : 0;
+	if (pl_load_acquire(&set->any_hot))
+		return -FI_EAGAIN;
+	if (!set->direct)
+		return 0;
+	pthread_mutex_lock(&set->dlock);
+	if (!set->attached)
+		ret = tcp_sockset_attach(set);
+	/* relaxed: a count read under the token, as in poll */
+	set->attach_pass = pl_load_relaxed(&set->passes);
+	pthread_mutex_unlock(&set->dlock);
+	/* a socket that could not go back cannot wake a sleeper: poll */
+	return ret ? -FI_EAGAIN : 0;
 }
 
 void tcp_sockset_mark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev)
@@ -135,6 +196,8 @@ int tcp_sockset_init(struct tcp_sockset *set, const char *name,
 	pthread_mutex_init(&set->dlock, NULL);
 	set->direct = direct;
 	set->ndev = set->nfds = 0;
+	set->attached = true;
+	set->attach_pass = 0;
 	set->hot = NULL;
 	/* relaxed: no other thread sees the set before the source is
 	 * added, which publishes it */
@@ -159,37 +222,48 @@ void tcp_sockset_fini(struct tcp_sockset *set)
 	set->epfd = -1;
 }
 
-static int tcp_sockset_ctl(struct tcp_sockset *set, int op, int fd,
-			   struct tcp_sock_ev *ev, uint32_t events)
-{
-	struct epoll_event e = { .events = events, .data.ptr = ev };
-
-	if (epoll_ctl(set->epfd, op, fd, &e))
-		return -errno;
-	return 0;
-}
-
 int tcp_sockset_add(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
 		    uint32_t events)
 {
-	int ret = tcp_sockset_ctl(set, EPOLL_CTL_ADD, fd, ev, events);
+	int ret = 0;
 
-	if (ret || !set->direct)
-		return ret;
+	if (!set->direct)
+		return tcp_sockset_ctl(set, EPOLL_CTL_ADD, fd, ev, events);
 	pthread_mutex_lock(&set->dlock);
+	ev->fd = fd;
+	ev->events = events;
+	/* one that will not be listed needs the kernel's set: all go back
+	 * first (unlisted sockets exist only while attached) */
+	if (!set->attached && set->ndev == TCP_SOCKSET_DIRECT_MAX)
+		ret = tcp_sockset_attach(set);
+	if (!ret && set->attached)
+		ret = tcp_sockset_ctl(set, EPOLL_CTL_ADD, fd, ev, events);
+	if (ret)
+		goto out;
 	set->nfds++;
 	/* past the direct bound, dev[] stops tracking: the pass uses
 	 * epoll until the set is small and fully listed again */
 	if (set->ndev < TCP_SOCKSET_DIRECT_MAX && set->ndev + 1 == set->nfds)
 		set->dev[set->ndev++] = ev;
+out:
 	pthread_mutex_unlock(&set->dlock);
-	return 0;
+	return ret;
 }
 
 int tcp_sockset_mod(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
 		    uint32_t events)
 {
-	return tcp_sockset_ctl(set, EPOLL_CTL_MOD, fd, ev, events);
+	int ret = 0;
+
+	if (!set->direct)
+		return tcp_sockset_ctl(set, EPOLL_CTL_MOD, fd, ev, events);
+	pthread_mutex_lock(&set->dlock);
+	if (set->attached)
+		ret = tcp_sockset_ctl(set, EPOLL_CTL_MOD, fd, ev, events);
+	if (!ret)
+		ev->events = events;
+	pthread_mutex_unlock(&set->dlock);
+	return ret;
 }
 
 void tcp_sockset_del(struct tcp_sockset *set, int fd,
@@ -197,18 +271,24 @@ void tcp_sockset_del(struct tcp_sockset *set, int fd,
 {
 	int i;
 
-	/* an fd that was never added (or already removed) leaves nothing
-	 * to undo */
-	if (epoll_ctl(set->epfd, EPOLL_CTL_DEL, fd, NULL) || !set->direct)
+	if (!set->direct) {
+		(void)epoll_ctl(set->epfd, EPOLL_CTL_DEL, fd, NULL);
 		return;
+	}
 	pthread_mutex_lock(&set->dlock);
+	for (i = 0; i < set->ndev && set->dev[i] != ev; i++)
+		;
+	/* an fd that was never added (or already removed) leaves nothing
+	 * to undo: the kernel says so while attached, the list otherwise
+	 * (every socket is listed then) */
+	if (set->attached ? epoll_ctl(set->epfd, EPOLL_CTL_DEL, fd, NULL) :
+	    i == set->ndev)
+		goto out;
 	set->nfds--;
-	for (i = 0; i < set->ndev; i++)
-		if (set->dev[i] == ev) {
-			set->dev[i] = set->dev[--set->ndev];
-			break;
-		}
+	if (i < set->ndev)
+		set->dev[i] = set->dev[--set->ndev];
 	if (!set->nfds)
 		set->ndev = 0;
+out:
 	pthread_mutex_unlock(&set->dlock);
 }

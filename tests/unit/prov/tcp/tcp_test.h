@@ -217,5 +217,6 @@ int tt_scn_trywait_big(void);
 int tt_scn_trywait_rma(void);
 int tt_scn_burst(void);
 int tt_scn_held(void);		/* tcp_test_held.c */
+int tt_scn_spin_wait(void);	/* tcp_test_spin.c */
 
 #endif /* PROPEL_TESTS_TCP_TEST_H */

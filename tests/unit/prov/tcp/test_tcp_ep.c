@@ -28,6 +28,7 @@
  *   kill     tcp_test_fail.c
  *   trywait, trywait_big, trywait_rma, burst   tcp_test_wait.c
  *   held                                       tcp_test_held.c
+ *   spin_wait                                  tcp_test_spin.c
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -405,6 +406,7 @@ static const struct {
 	{ "trywait_rma", tt_scn_trywait_rma },
 	{ "burst", tt_scn_burst },
 	{ "held", tt_scn_held },
+	{ "spin_wait", tt_scn_spin_wait },
 };
 
 int main(int argc, char **argv)
@@ -418,7 +420,7 @@ int main(int argc, char **argv)
 			return scenarios[i].fn();
 	fprintf(stderr, "usage: %s SCENARIO (cm, storm, sizes, rma, auto, "
 		"rma_iov, kill, trywait, trywait_big, trywait_rma, burst, "
-		"held)\n",
+		"held, spin_wait)\n",
 		argv[0]);
 	return 2;
 }
