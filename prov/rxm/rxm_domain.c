@@ -173,9 +173,11 @@ static int rxm_domain_core_info(struct rxm_fabric *fab,
 	if (!hints)
 		return ret;
 	hints->ep_attr->type = FI_EP_MSG;
-	/* remote reads carry rendezvous (rxm_ep_rndv.c); a core without
-	 * them is asked again for messages alone */
-	hints->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ;
+	/* remote reads carry rendezvous (rxm_ep_rndv.c), remote writes its
+	 * write-based mode (rxm_ep_rndv_write.c); a core without them is
+	 * asked again for messages alone */
+	hints->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE |
+		      FI_REMOTE_WRITE;
 	hints->addr_format = info->addr_format;
 	if (info->src_addr && info->src_addrlen) {
 		hints->src_addr = malloc(info->src_addrlen);

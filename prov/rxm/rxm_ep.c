@@ -343,6 +343,7 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->atomic_max = attr.atomic_max_bytes;
 	ep->lim.sar_limit = p->sar_limit;
 	ep->rndv = rxm_domain_rndv(ep->dom);
+	ep->rndv_write = ep->rndv && p->use_rndv_write;
 	ep->core_inject = ep->dom->core_info->tx_attr ?
 			  ep->dom->core_info->tx_attr->inject_size : 0;
 	if (ep->core_inject > RXM_TX_FLAT_MAX)

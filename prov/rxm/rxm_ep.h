@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include <rdma/fi_endpoint.h>
+#include <rdma/fi_rma.h>
 
 #include "rdm_ep.h"
 #include "rdm_rma.h"
@@ -108,6 +109,12 @@ struct rxm_rx {
 	struct rxm_rx *rndv_next;	/* the peer's unfinished ones */
 	struct rxm_rx *wait_next;	/* ep->rndv_wait */
 	bool on_wait;
+	/* write-based (rxm_ep_rndv_write.c): the sender writes into dest,
+	 * registered here for remote writes, and says so by RNDV_FIN */
+	bool write_mode;
+	bool awaiting_fin;		/* the CTS is sent */
+	struct fid_mr *mr[RXM_IOV_LIMIT];
+	size_t nmr;
 };
 
 /* A rendezvous send waiting for its receiver's RNDV_DONE: the core
@@ -118,6 +125,21 @@ struct rxm_rndv_tx {
 	struct rxm_txop *op;
 	struct fid_mr *mr[RXM_RNDV_IOV_MAX];
 	size_t nmr;
+	/* write-based: the application's buffers (valid until the send
+	 * completes), and the write posted on the CTS's connection */
+	bool write_mode;
+	bool writing;			/* a core write is posted */
+	bool linked;			/* on the peer's rndv_tx */
+	struct rxm_peer *peer;
+	struct iovec iov[RXM_RNDV_IOV_MAX];
+	size_t iov_cnt;
+	uint64_t size;			/* the message's bytes */
+	uint64_t written;		/* the bytes the CTS asked for */
+	struct fid_ep *write_ep;	/* the connection the CTS came on */
+	struct fi_rma_iov target[RXM_RNDV_IOV_MAX]; /* the CTS's, checked */
+	size_t ntarget;
+	struct rxm_rndv_tx *wait_next;	/* ep->rndv_wwait */
+	bool on_wwait;
 };
 
 /* An RMA or atomic request waiting for its target's answers
@@ -177,6 +199,10 @@ struct rxm_ep {
 	 * and the receptions whose core read waits for room */
 	bool rndv;
 	struct rxm_rx *rndv_wait;
+	/* write-based rendezvous (FI_OFI_RXM_USE_RNDV_WRITE): sends ask the
+	 * receiver for its buffers; the writes waiting for room */
+	bool rndv_write;
+	struct rxm_rndv_tx *rndv_wwait;
 	/* header and payload up to this leave by the core's fi_inject, at
 	 * once, with no core completion to come back (rxm_ep_tx.c); the
 	 * core's inject size, at most RXM_TX_FLAT_MAX */
@@ -267,6 +293,37 @@ void rxm_ep_rndv_discard(struct rxm_ep *ep, struct rxm_rx *rx);
 void rxm_ep_rndv_read_done(struct rxm_ep *ep, struct rxm_rx *rx, int status);
 /* Post the reads that waited for room: the work done. */
 int rxm_ep_rndv_progress(struct rxm_ep *ep);
+/* Shared with rxm_ep_rndv_write.c: register v with the core for the
+ * remote access given (FI_REMOTE_READ or FI_REMOTE_WRITE), naming it in
+ * out as the peer addresses it; free a send's state; answer DONE; drop
+ * a reception's state (its registrations closed). */
+int rxm_ep_rndv_reg(struct rxm_ep *ep, const struct iovec *v,
+		    uint64_t access, struct fid_mr **mr_p,
+		    struct rxm_rndv_iov *out);
+void rxm_ep_rndv_tx_free(struct rxm_rndv_tx *t);
+void rxm_ep_rndv_answer(struct rxm_ep *ep, struct rxm_rx *rx, uint64_t len,
+			int status);
+void rxm_ep_rndv_free(struct rxm_rx *rx);
+
+/* rxm_ep_rndv_write.c: the write-based mode (rxm_proto.h) */
+int rxm_ep_rndv_write_send(struct rxm_ep *ep, struct rxm_peer *peer,
+			   const struct rdm_tx_msg *msg, uint64_t size);
+/* rx took dest: register it and send the CTS; 1 (the FIN completes
+ * it) or -FI_E* (answered DONE with the error, rx freed). */
+int rxm_ep_rndv_write_accept(struct rxm_ep *ep, struct rxm_rx *rx);
+/* RNDV_CTS at the sender, RNDV_FIN at the receiver: 0 or a protocol
+ * error (close). */
+int rxm_ep_rndv_cts_in(struct rxm_ep *ep, struct rxm_rxb *rxb,
+		       const struct rxm_hdr *h, size_t len);
+int rxm_ep_rndv_fin_in(struct rxm_ep *ep, struct rxm_peer *peer,
+		       const struct rxm_hdr *h);
+/* A core write of t completed (status 0 or -FI_E*). */
+void rxm_ep_rndv_write_done(struct rxm_ep *ep, struct rxm_rndv_tx *t,
+			    int status);
+/* Post the writes that waited for room: the work done. */
+int rxm_ep_rndv_write_progress(struct rxm_ep *ep);
+/* Take t off the writes waiting for room (its connection ended). */
+void rxm_ep_rndv_write_unwait(struct rxm_ep *ep, struct rxm_rndv_tx *t);
 void rxm_ep_rndv_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err);
 /* An application send's completion share (rxm_ep_tx.c). */
 void rxm_ep_txop_done(struct rxm_ep *ep, struct rxm_txop *op, int status);

@@ -33,7 +33,7 @@
 
 /* ---- sender ---- */
 
-static void rxm_rndv_tx_free(struct rxm_rndv_tx *t)
+void rxm_ep_rndv_tx_free(struct rxm_rndv_tx *t)
 {
 	size_t i;
 
@@ -42,10 +42,11 @@ static void rxm_rndv_tx_free(struct rxm_rndv_tx *t)
 	free(t);
 }
 
-/* Register one buffer with the core for remote reads: its address and
+/* Register one buffer with the core for remote access: its address and
  * key as the peer names them (rxm_rndv_iov). */
-static int rxm_rndv_reg(struct rxm_ep *ep, const struct iovec *v,
-			struct fid_mr **mr_p, struct rxm_rndv_iov *out)
+int rxm_ep_rndv_reg(struct rxm_ep *ep, const struct iovec *v,
+		    uint64_t access, struct fid_mr **mr_p,
+		    struct rxm_rndv_iov *out)
 {
 	int mode = ep->dom->core_info->domain_attr->mr_mode;
 	uint64_t key = 0;
@@ -56,7 +57,7 @@ static int rxm_rndv_reg(struct rxm_ep *ep, const struct iovec *v,
 		    getrandom(&key, sizeof(key), 0) != sizeof(key))
 			return -FI_EIO;
 		ret = fi_mr_reg(ep->dom->core_domain, v->iov_base, v->iov_len,
-				FI_REMOTE_READ, 0, key, 0, mr_p, NULL);
+				access, 0, key, 0, mr_p, NULL);
 		if (ret != -FI_ENOKEY)
 			break;	/* a random key already in use: another */
 	}
@@ -81,6 +82,8 @@ int rxm_ep_rndv_send(struct rxm_ep *ep, struct rxm_peer *peer,
 
 	if (msg->iov_count > RXM_RNDV_IOV_MAX)
 		return -FI_EINVAL;
+	if (ep->rndv_write)
+		return rxm_ep_rndv_write_send(ep, peer, msg, size);
 	t = calloc(1, sizeof(*t));
 	op = malloc(sizeof(*op));
 	if (!t || !op) {
@@ -91,8 +94,8 @@ int rxm_ep_rndv_send(struct rxm_ep *ep, struct rxm_peer *peer,
 	for (i = 0; i < msg->iov_count; i++) {
 		if (!msg->iov[i].iov_len)
 			continue;	/* the request names no empty buffer */
-		ret = rxm_rndv_reg(ep, &msg->iov[i], &t->mr[t->nmr],
-				   &req.iov[n]);
+		ret = rxm_ep_rndv_reg(ep, &msg->iov[i], FI_REMOTE_READ,
+				      &t->mr[t->nmr], &req.iov[n]);
 		if (ret)
 			goto err;
 		t->nmr++;
@@ -115,13 +118,14 @@ int rxm_ep_rndv_send(struct rxm_ep *ep, struct rxm_peer *peer,
 	memcpy(b->buf + sizeof(struct rxm_hdr), &req, plen);
 	t->next = peer->rndv_tx;
 	peer->rndv_tx = t;
+	t->linked = true;
 	rxm_ep_tx_queue(ep, peer, b, b);
 	return 1;
 
 err:
 	free(op);
 	if (t)
-		rxm_rndv_tx_free(t);
+		rxm_ep_rndv_tx_free(t);
 	return ret;
 }
 
@@ -138,9 +142,12 @@ static int rxm_rndv_done_in(struct rxm_ep *ep, struct rxm_peer *peer,
 		 * sends) was still in the core's queue: nothing to do;
 		 * otherwise it names nothing we sent */
 		return peer->conn->state == RXM_CONN_CONNECTED ? -FI_EIO : 0;
+	if (t->writing)
+		return -FI_EIO;	/* it asked for the bytes already */
 	*pp = t->next;
+	t->linked = false;
 	rxm_ep_txop_done(ep, t->op, -(int)h->seg);
-	rxm_rndv_tx_free(t);
+	rxm_ep_rndv_tx_free(t);
 	return 0;
 }
 
@@ -157,16 +164,20 @@ static void rxm_rndv_unlink(struct rxm_rx *rx)
 		}
 }
 
-static void rxm_rndv_free(struct rxm_rx *rx)
+void rxm_ep_rndv_free(struct rxm_rx *rx)
 {
+	size_t i;
+
 	rxm_rndv_unlink(rx);
+	for (i = 0; i < rx->nmr; i++)
+		(void)fi_close(&rx->mr[i]->fid);
 	free(rx);
 }
 
 /* DONE to the sender, with what was read and how it went; nothing when
  * the connection is gone (the sender failed it already). */
-static void rxm_rndv_answer(struct rxm_ep *ep, struct rxm_rx *rx,
-			    uint64_t len, int status)
+void rxm_ep_rndv_answer(struct rxm_ep *ep, struct rxm_rx *rx, uint64_t len,
+			int status)
 {
 	struct rxm_txb *b;
 
@@ -197,13 +208,18 @@ static int rxm_rndv_req_in(struct rxm_ep *ep, struct rxm_rxb *rxb,
 
 	if (!rx)
 		return -FI_ENOMEM;
-	/* our own copy, checked in host order (rxm_rndv_check) */
-	memcpy(&rx->req, rxb->buf + sizeof(*h),
-	       plen < sizeof(rx->req) ? plen : sizeof(rx->req));
-	rxm_rndv_req_swap(&rx->req, le32toh(rx->req.count));
-	if (rxm_rndv_check(&rx->req, plen, h->size)) {
-		free(rx);
-		return -FI_EIO;
+	if (h->flags & RXM_F_RNDV_WRITE) {
+		/* the sender writes once we name our buffers */
+		rx->write_mode = true;
+	} else {
+		/* our own copy, checked in host order (rxm_rndv_check) */
+		memcpy(&rx->req, rxb->buf + sizeof(*h),
+		       plen < sizeof(rx->req) ? plen : sizeof(rx->req));
+		rxm_rndv_req_swap(&rx->req, le32toh(rx->req.count));
+		if (rxm_rndv_check(&rx->req, plen, h->size)) {
+			free(rx);
+			return -FI_EIO;
+		}
 	}
 	rx->peer = rxb->peer;
 	rx->size = h->size;
@@ -219,9 +235,16 @@ static int rxm_rndv_req_in(struct rxm_ep *ep, struct rxm_rxb *rxb,
 int rxm_ep_rndv_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb,
 			const struct rxm_hdr *h, size_t len)
 {
-	if (h->op == RXM_OP_RNDV_DONE)
+	switch (h->op) {
+	case RXM_OP_RNDV_DONE:
 		return rxm_rndv_done_in(ep, rxb->peer, h);
-	return rxm_rndv_req_in(ep, rxb, h, len);
+	case RXM_OP_RNDV_CTS:
+		return rxm_ep_rndv_cts_in(ep, rxb, h, len);
+	case RXM_OP_RNDV_FIN:
+		return rxm_ep_rndv_fin_in(ep, rxb->peer, h);
+	default:
+		return rxm_rndv_req_in(ep, rxb, h, len);
+	}
 }
 
 /* Post the read of rx: -FI_EAGAIN when the core has no room now. */
@@ -277,13 +300,13 @@ static void rxm_rndv_finish(struct rxm_ep *ep, struct rxm_rx *rx, int status)
 {
 	uint64_t len = status ? 0 : rx->placed;
 
-	rxm_rndv_answer(ep, rx, len, status);
+	rxm_ep_rndv_answer(ep, rx, len, status);
 	if (!status && rx->placed < rx->size)
 		status = -FI_ETRUNC;
 	if (rx->status)
 		status = rx->status;
 	rdm_ep_rx_done(&ep->rdm, rx->ctx, status, len);
-	rxm_rndv_free(rx);
+	rxm_ep_rndv_free(rx);
 }
 
 int rxm_ep_rndv_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
@@ -298,7 +321,7 @@ int rxm_ep_rndv_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 		/* its connection went while the core held it */
 		status = rx->status;
 		*len_p = 0;
-		rxm_rndv_free(rx);
+		rxm_ep_rndv_free(rx);
 		return status;
 	}
 	want = rx->size < cap ? rx->size : cap;
@@ -319,10 +342,16 @@ int rxm_ep_rndv_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 	rx->delivered = true;
 	if (!rx->placed) {
 		status = rx->size ? -FI_ETRUNC : 0;
-		rxm_rndv_answer(ep, rx, 0, 0);
+		rxm_ep_rndv_answer(ep, rx, 0, 0);
 		*len_p = 0;
-		rxm_rndv_free(rx);
+		rxm_ep_rndv_free(rx);
 		return status;
+	}
+	if (rx->write_mode) {
+		ret = rxm_ep_rndv_write_accept(ep, rx);
+		if (ret < 0)
+			*len_p = 0;
+		return ret;
 	}
 	ret = rxm_rndv_post(ep, rx);
 	if (ret == -FI_EAGAIN) {
@@ -330,9 +359,9 @@ int rxm_ep_rndv_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 		return 1;
 	}
 	if (ret) {
-		rxm_rndv_answer(ep, rx, 0, ret);
+		rxm_ep_rndv_answer(ep, rx, 0, ret);
 		*len_p = 0;
-		rxm_rndv_free(rx);
+		rxm_ep_rndv_free(rx);
 		return ret;
 	}
 	return 1;	/* rxm_ep_rndv_read_done, then rdm_ep_rx_done */
@@ -375,8 +404,8 @@ void rxm_ep_rndv_discard(struct rxm_ep *ep, struct rxm_rx *rx)
 	 * an endpoint closing never took it: its connection's end fails
 	 * the send instead */
 	if (!ep->rdm.closing)
-		rxm_rndv_answer(ep, rx, 0, 0);
-	rxm_rndv_free(rx);
+		rxm_ep_rndv_answer(ep, rx, 0, 0);
+	rxm_ep_rndv_free(rx);
 }
 
 void rxm_ep_rndv_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err)
@@ -386,15 +415,22 @@ void rxm_ep_rndv_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err)
 
 	while ((t = peer->rndv_tx)) {
 		peer->rndv_tx = t->next;
+		t->linked = false;
+		if (t->writing)
+			continue;	/* the core completes its write in
+					 * error: rxm_ep_rndv_write_done */
+		if (t->on_wwait)
+			rxm_ep_rndv_write_unwait(ep, t);
 		rxm_ep_txop_done(ep, t->op, err);
-		rxm_rndv_tx_free(t);
+		rxm_ep_rndv_tx_free(t);
 	}
 	for (rx = peer->rndv_rx; rx; rx = next) {
 		next = rx->rndv_next;
 		if (rx->reading)
 			continue;	/* the core completes its read in error */
-		if (rx->on_wait) {
-			rxm_rndv_unwait(ep, rx);
+		if (rx->on_wait || rx->awaiting_fin) {
+			if (rx->on_wait)
+				rxm_rndv_unwait(ep, rx);
 			rx->status = err;
 			rxm_rndv_finish(ep, rx, err);
 			continue;

@@ -281,6 +281,8 @@ void rxm_ep_rx_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb, size_t len)
 		return;
 	case RXM_OP_RNDV_REQ:
 	case RXM_OP_RNDV_DONE:
+	case RXM_OP_RNDV_CTS:
+	case RXM_OP_RNDV_FIN:
 		ret = rxm_ep_rndv_arrived(ep, rxb, &h, len);
 		if (ret)
 			goto bad;

@@ -98,6 +98,8 @@ static void rxm_ep_cq_entry(struct rxm_ep *ep, void *ctx, uint64_t flags,
 			rxm_ep_rx_arrived(ep, ctx, len);
 	} else if (flags & FI_READ) {
 		rxm_ep_rndv_read_done(ep, ctx, err);
+	} else if (flags & FI_WRITE) {
+		rxm_ep_rndv_write_done(ep, ctx, err);
 	} else if (flags & FI_SEND) {
 		rxm_ep_tx_done(ep, ctx, err);
 	}
@@ -237,6 +239,8 @@ static int rxm_ep_transport_poll(struct rdm_ep *r, unsigned budget)
 	work += rxm_ep_cq_drain(ep, budget ? budget : 64);
 	if (ep->rndv_wait)
 		work += rxm_ep_rndv_progress(ep);
+	if (ep->rndv_wwait)
+		work += rxm_ep_rndv_write_progress(ep);
 	if (ep->pend)
 		work += rxm_ep_tx_flush(ep);
 	return work;
@@ -251,7 +255,7 @@ static int rxm_ep_transport_arm(struct rdm_ep *r)
 {
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
 
-	if (ep->pend || ep->rndv_wait)
+	if (ep->pend || ep->rndv_wait || ep->rndv_wwait)
 		return -FI_EAGAIN;	/* sends and reads wait for the core */
 	return 0;
 }

@@ -45,8 +45,10 @@ static const struct pl_param_def rxm_param_table[] = {
 	  "ours has no effect: every progress pass reads the core's EQ and "
 	  "then its CQ, so neither starves the other" },
 	{ "use_rndv_write", FI_PARAM_BOOL, "false",
-	  "write-based rendezvous: not done by ours (a warning says so); "
-	  "the receiver always reads" },
+	  "write-based rendezvous: the sender asks the receiver for its "
+	  "buffers and writes them (the core's fi_write), instead of the "
+	  "receiver reading the sender's. Set on the sending side; "
+	  "receivers take both" },
 	{ "enable_direct_send", FI_PARAM_BOOL, "false",
 	  "ours has no effect: sends up to sar_limit are copied into "
 	  "buffers, larger ones are read from the application's buffers "
@@ -97,10 +99,8 @@ static void rxm_params_read(void)
 			       INT32_MAX);
 	(void)pl_param_get_int(&rxm_prov, "cq_eq_fairness", 0, 0, INT32_MAX);
 	(void)pl_param_get_bool(&rxm_prov, "enable_direct_send", false);
-	if (pl_param_get_bool(&rxm_prov, "use_rndv_write", false))
-		RXM_LOG_WARN(FI_LOG_CORE, "FI_OFI_RXM_USE_RNDV_WRITE: "
-			     "write-based rendezvous is not implemented; the "
-			     "receiver reads\n");
+	p->use_rndv_write = pl_param_get_bool(&rxm_prov, "use_rndv_write",
+					      false);
 }
 
 const struct rxm_params *rxm_params_get(void)

@@ -6,6 +6,7 @@
 #ifndef PROPEL_RXM_PARAMS_H
 #define PROPEL_RXM_PARAMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,7 @@ struct rxm_params {
 	size_t tx_size, rx_size;	/* FI_OFI_RXM_TX_SIZE / RX_SIZE */
 	size_t msg_rx_size;	/* FI_OFI_RXM_MSG_RX_SIZE */
 	size_t msg_tx_size;	/* FI_OFI_RXM_MSG_TX_SIZE, 0: the core's */
+	bool use_rndv_write;	/* FI_OFI_RXM_USE_RNDV_WRITE */
 };
 
 void rxm_params_define(void);

@@ -93,8 +93,9 @@ int rxm_proto_check(const struct rxm_hdr *h, size_t len,
 	if (h->op < RXM_OP_EAGER || h->op > RXM_OP_MAX ||
 	    (h->flags & ~RXM_F_ALL) || h->size > lim->max_msg_size)
 		return -FI_EINVAL;
-	/* LAST belongs to RMA writes alone */
-	if ((h->flags & RXM_F_LAST) && h->op != RXM_OP_WRITE)
+	/* LAST belongs to RMA writes alone, RNDV_WRITE to requests */
+	if (((h->flags & RXM_F_LAST) && h->op != RXM_OP_WRITE) ||
+	    ((h->flags & RXM_F_RNDV_WRITE) && h->op != RXM_OP_RNDV_REQ))
 		return -FI_EINVAL;
 	switch (h->op) {
 	case RXM_OP_EAGER:
@@ -105,14 +106,21 @@ int rxm_proto_check(const struct rxm_hdr *h, size_t len,
 	case RXM_OP_SAR:
 		return rxm_proto_check_sar(h, len, lim);
 	case RXM_OP_RNDV_REQ:
+		if (h->flags & RXM_F_RNDV_WRITE)
+			return h->seg || len != sizeof(*h) ? -FI_EINVAL : 0;
 		if (h->seg ||
 		    len < sizeof(*h) + offsetof(struct rxm_rndv_req, iov) ||
 		    len > lim->buf_size)
 			return -FI_EINVAL;
 		return 0;
 	case RXM_OP_RNDV_DONE:
+	case RXM_OP_RNDV_FIN:
 		return (h->flags || h->seg > RXM_ACK_ERRNO_MAX ||
 			len != sizeof(*h)) ? -FI_EINVAL : 0;
+	case RXM_OP_RNDV_CTS:
+		return (h->flags || h->seg || !h->size ||
+			len < sizeof(*h) + offsetof(struct rxm_rndv_req, iov) ||
+			len > lim->buf_size) ? -FI_EINVAL : 0;
 	default:
 		return rxm_proto_check_rma(h, len, lim);
 	}

@@ -19,6 +19,19 @@
  *              and answers RXM_OP_RNDV_DONE with the same msg_id (size:
  *              the bytes read; seg: 0 or a positive errno), which
  *              completes the send.
+ *              Write-based (the sender's FI_OFI_RXM_USE_RNDV_WRITE):
+ *              the request carries RXM_F_RNDV_WRITE and no buffers;
+ *              once a receive takes it, the receiver registers its own
+ *              buffers for remote writes and answers RXM_OP_RNDV_CTS
+ *              naming them (size: the bytes it takes, at least 1; the
+ *              payload a struct rxm_rndv_req as above); the sender
+ *              writes them with fi_write on the connection the CTS came
+ *              on and, once the write completed, sends RXM_OP_RNDV_FIN
+ *              (size: the bytes written; seg: 0 or a positive errno),
+ *              which completes the reception: the connection delivers
+ *              in order, so the bytes are in place before the FIN. A
+ *              receiver that takes nothing (truncation to 0, discard) or
+ *              cannot register answers RNDV_DONE as in the read mode.
  * The SAR limit is the sender's choice: a receiver takes segmented
  * messages up to its max_msg_size.
  *
@@ -49,7 +62,8 @@
 
 #include <rdma/fi_errno.h>
 
-#define RXM_PROTO_VERSION	2	/* 2: RMA and atomics */
+#define RXM_PROTO_VERSION	3	/* 2: RMA and atomics; 3: write-based
+					 * rendezvous */
 #define RXM_RNDV_IOV_MAX	4	/* buffers one rendezvous names */
 
 enum rxm_op {
@@ -62,14 +76,18 @@ enum rxm_op {
 	RXM_OP_READ_RESP = 7,
 	RXM_OP_ATOMIC = 8,
 	RXM_OP_RMA_ACK = 9,
-	RXM_OP_MAX = RXM_OP_RMA_ACK,
+	RXM_OP_RNDV_CTS = 10,
+	RXM_OP_RNDV_FIN = 11,
+	RXM_OP_MAX = RXM_OP_RNDV_FIN,
 };
 
 /* rxm_hdr.flags */
 #define RXM_F_TAGGED	(1u << 0)	/* tag is the message's tag */
 #define RXM_F_CQ_DATA	(1u << 1)	/* cq_data goes to the completion */
 #define RXM_F_LAST	(1u << 2)	/* WRITE: the write's last chunk */
-#define RXM_F_ALL	(RXM_F_TAGGED | RXM_F_CQ_DATA | RXM_F_LAST)
+#define RXM_F_RNDV_WRITE (1u << 3)	/* RNDV_REQ: the sender writes */
+#define RXM_F_ALL	(RXM_F_TAGGED | RXM_F_CQ_DATA | RXM_F_LAST | \
+			 RXM_F_RNDV_WRITE)
 
 /* Operand bytes of one atomic request (fi_atomicvalid's count follows);
  * a request is the 8-byte rdm_atomic_req header and up to twice this. */
@@ -137,7 +155,10 @@ void rxm_rma_hdr_swap(struct rxm_rma_hdr *r);
  * eager: len == header + size; SAR: len <= buf_size, a segment that is
  * not past the message (seg * payload-per-segment < size), and exactly
  * the bytes that segment must carry; RNDV_REQ: len covers the count and
- * its entries; RNDV_DONE: header alone, seg <= RXM_ACK_ERRNO_MAX; WRITE: header, rma header and
+ * its entries, or (RXM_F_RNDV_WRITE) is the header alone; RNDV_DONE and
+ * RNDV_FIN: header alone, no flags, seg <= RXM_ACK_ERRNO_MAX; RNDV_CTS:
+ * no flags, seg 0, size at least 1, len covers the count and its entries
+ * within a buffer (rxm_rndv_check does the rest); WRITE: header, rma header and
  * size bytes within a buffer, size <= tag (the whole write); READ_REQ:
  * header and rma header; READ_RESP: header and size bytes within a
  * buffer, tag + size not wrapping; ATOMIC: header, rma header and size

@@ -27,6 +27,7 @@ extern struct fi_provider rxm_prov;
 
 #define RXM_LOG_WARN(subsys, ...) PL_LOG(&rxm_prov, FI_LOG_WARN, subsys, __VA_ARGS__)
 #define RXM_LOG_INFO(subsys, ...) PL_LOG(&rxm_prov, FI_LOG_INFO, subsys, __VA_ARGS__)
+#define RXM_LOG_DBG(subsys, ...) PL_LOG(&rxm_prov, FI_LOG_DEBUG, subsys, __VA_ARGS__)
 
 /* The rxm fabric: the core's fabric underneath (open only). */
 struct rxm_fabric {

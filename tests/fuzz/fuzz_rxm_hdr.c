@@ -9,7 +9,8 @@
  * endpoint does and checked against our limits; what is accepted must
  * satisfy the rules rxm_proto.h states, the payload is then read as the
  * endpoint reads it (ASan catches a read past the message), and a
- * rendezvous request is copied and checked the same way; RMA and atomic
+ * rendezvous request (or a CTS: the receiver's buffers) is copied and
+ * checked the same way; RMA and atomic
  * messages name exactly the bytes their op carries.
  */
 #include <stdint.h>
@@ -64,6 +65,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     plen <= h.size);
 		break;
 	case RXM_OP_RNDV_REQ:
+		if (h.flags & RXM_F_RNDV_WRITE) {
+			FUZZ_REQUIRE(plen == 0 && !h.seg);
+			break;
+		}
+		/* fall through - the buffers are checked as a CTS's */
+	case RXM_OP_RNDV_CTS:
+		if (h.op == RXM_OP_RNDV_CTS)
+			FUZZ_REQUIRE(!h.flags && !h.seg && h.size &&
+				     plen <= FUZZ_BUF);
 		memset(&req, 0, sizeof(req));
 		memcpy(&req, msg + sizeof(h),
 		       plen < sizeof(req) ? plen : sizeof(req));
@@ -84,6 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		break;
 	case RXM_OP_RNDV_DONE:
+	case RXM_OP_RNDV_FIN:
 		FUZZ_REQUIRE(plen == 0 && !h.flags &&
 			     h.seg <= RXM_ACK_ERRNO_MAX);
 		break;
@@ -109,6 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (h.flags & RXM_F_LAST)
 		FUZZ_REQUIRE(h.op == RXM_OP_WRITE);
+	if (h.flags & RXM_F_RNDV_WRITE)
+		FUZZ_REQUIRE(h.op == RXM_OP_RNDV_REQ);
 	/* what the endpoint does next: the payload bytes it was told of */
 	for (i = 0; i < plen; i++)
 		sum ^= msg[sizeof(h) + i];

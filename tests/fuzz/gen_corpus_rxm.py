@@ -38,7 +38,7 @@ put("rxm_cm", "other_version", cm(1, 0, 1, v4)[:4] + b"\x02" +
 
 
 def hdr(op, flags, seg, size, tag=0, data=0, msg_id=0):
-    return struct.pack("<BBHIQQQQ", 2, op, flags, seg, size, tag, data,
+    return struct.pack("<BBHIQQQQ", 3, op, flags, seg, size, tag, data,
                        msg_id)
 
 
@@ -57,7 +57,7 @@ put("rxm_hdr", "rndv_req", hdr(3, 1, 0, 300, msg_id=8) + req)
 put("rxm_hdr", "rndv_req_sum", hdr(3, 1, 0, 301, msg_id=8) + req)
 put("rxm_hdr", "rndv_done", hdr(4, 0, 0, 300, msg_id=8))
 
-# RMA and atomics (protocol version 2)
+# RMA and atomics (protocol version 2 on)
 rh = struct.pack("<QQ", 0x7000, 42)
 put("rxm_hdr", "write", hdr(5, 4 | 2, 0, 16, tag=16, data=5, msg_id=9) + rh +
     bytes(16))
@@ -70,3 +70,11 @@ put("rxm_hdr", "atomic", hdr(8, 0, 0, len(amo), msg_id=11) + rh + amo)
 put("rxm_hdr", "ack", hdr(9, 0, 0, 8, msg_id=11) + bytes(8))
 put("rxm_hdr", "ack_err", hdr(9, 0, 13, 0, msg_id=12))
 put("rxm_hdr", "ack_bad_errno", hdr(9, 0, 5000, 0, msg_id=12))
+
+# write-based rendezvous (protocol version 3)
+put("rxm_hdr", "rndv_req_write", hdr(3, 8 | 1, 0, 1 << 20, msg_id=13))
+put("rxm_hdr", "rndv_req_write_payload", hdr(3, 8, 0, 300, msg_id=13) + req)
+put("rxm_hdr", "rndv_cts", hdr(10, 0, 0, 300, msg_id=13) + req)
+put("rxm_hdr", "rndv_cts_empty", hdr(10, 0, 0, 0, msg_id=13) + req)
+put("rxm_hdr", "rndv_fin", hdr(11, 0, 0, 300, msg_id=13))
+put("rxm_hdr", "rndv_fin_err", hdr(11, 0, 5000, 0, msg_id=13))

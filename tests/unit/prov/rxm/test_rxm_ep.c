@@ -34,6 +34,10 @@
  *            completes only once B took it; one truncated (B reads what
  *            fits, A completes); one B never receives and closes on,
  *            which A's send reports as an error
+ *   rndv_write  the same with FI_OFI_RXM_USE_RNDV_WRITE=1: B names its
+ *            buffers (RNDV_CTS) and A writes them; the provider's debug
+ *            log (captured from stderr) must show a CTS for every
+ *            message B took, so the write mode is what ran
  *
  * The reference is installed too: the test checks in /proc/self/maps that
  * the libfabric.so.1 it runs on is the build's (PROPEL_LIBDIR). A
@@ -44,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rdma/fabric.h>
 #include <rdma/fi_endpoint.h>
@@ -446,6 +451,34 @@ static int scn_rndv(void)
 	return 0;
 }
 
+/* rndv with the sender writing; stderr goes to a file while it runs,
+ * then the file must hold one CTS line per message B took bytes of. */
+static int scn_rndv_write(void)
+{
+	char path[] = "/tmp/rxm_rndv_write_XXXXXX", line[512];
+	int fd = mkstemp(path), saved = dup(STDERR_FILENO), cts = 0;
+	FILE *f;
+
+	CHECK(fd >= 0 && saved >= 0);
+	CHECK_EQ(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	CHECK_EQ(scn_rndv(), 0);
+	fflush(stderr);
+	CHECK_EQ(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	f = fdopen(fd, "r");
+	CHECK(f);
+	rewind(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "rendezvous by write: CTS"))
+			cts++;
+	fclose(f);
+	unlink(path);
+	/* three sizes, to ourselves, before its receive, truncated; the
+	 * last one B never received */
+	printf("rndv_write: %d CTS logged\n", cts);
+	CHECK_EQ(cts, 6);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -456,6 +489,7 @@ int main(int argc, char **argv)
 		{ "pair", scn_pair },
 		{ "unknown", scn_unknown },
 		{ "rndv", scn_rndv },
+		{ "rndv_write", scn_rndv_write },
 		{ "auto", scn_auto },
 		{ "avremove", scn_avremove },
 		{ "idle", scn_idle },
@@ -466,11 +500,17 @@ int main(int argc, char **argv)
 	/* the segmented protocol's scenarios keep BIG below the SAR limit
 	 * (set before the provider reads its variables); rndv runs with
 	 * the default */
-	if (argc == 2 && strcmp(argv[1], "rndv"))
+	if (argc == 2 && strncmp(argv[1], "rndv", 4))
 		setenv("FI_OFI_RXM_SAR_LIMIT", "65536", 1);
+	if (argc == 2 && !strcmp(argv[1], "rndv_write")) {
+		setenv("FI_OFI_RXM_USE_RNDV_WRITE", "1", 1);
+		setenv("FI_LOG_LEVEL", "debug", 1);
+		setenv("FI_LOG_PROV", "ofi_rxm", 1);
+	}
 	for (i = 0; argc == 2 && i < sizeof(scn) / sizeof(scn[0]); i++)
 		if (!strcmp(argv[1], scn[i].name))
 			return scn[i].fn();
-	fprintf(stderr, "usage: %s self|pair|unknown|rndv|auto|avremove|idle\n", argv[0]);
+	fprintf(stderr, "usage: %s self|pair|unknown|rndv|rndv_write|auto|"
+		"avremove|idle\n", argv[0]);
 	return 2;
 }

@@ -219,6 +219,71 @@ static void test_cm(void **s)
 }
 
 /* RMA and atomic messages: the exact lengths rxm_proto.h states. */
+/* The write-based rendezvous: a request with RXM_F_RNDV_WRITE is the
+ * header alone; CTS names buffers for at least one byte; FIN is the
+ * header alone with a bounded status; the flag belongs to requests. */
+static void test_rndv_write(void **s)
+{
+	size_t plen = offsetof(struct rxm_rndv_req, iov) +
+		      2 * sizeof(struct rxm_rndv_iov);
+	struct rxm_hdr h = hdr(RXM_OP_RNDV_REQ, 1 << 20);
+
+	(void)s;
+	h.msg_id = 7;
+	h.flags = RXM_F_RNDV_WRITE | RXM_F_TAGGED;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), 0);
+	/* no buffers follow a write-based request */
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + plen, &lim),
+			 -FI_EINVAL);
+	h.seg = 1;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
+
+	h = hdr(RXM_OP_RNDV_CTS, 3000);
+	h.msg_id = 7;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + plen, &lim), 0);
+	/* shorter than its count, a flag, a segment, no bytes, too big */
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 4, &lim),
+			 -FI_EINVAL);
+	assert_int_equal(rxm_proto_check(&h, lim.buf_size + 1, &lim),
+			 -FI_EINVAL);
+	h.flags = RXM_F_RNDV_WRITE;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + plen, &lim),
+			 -FI_EINVAL);
+	h.flags = 0;
+	h.seg = 2;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + plen, &lim),
+			 -FI_EINVAL);
+	h.seg = 0;
+	h.size = 0;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + plen, &lim),
+			 -FI_EINVAL);
+	h.size = lim.max_msg_size + 1;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + plen, &lim),
+			 -FI_EINVAL);
+
+	h = hdr(RXM_OP_RNDV_FIN, 3000);
+	h.msg_id = 7;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), 0);
+	h.seg = FI_EIO;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), 0);
+	h.seg = RXM_ACK_ERRNO_MAX + 1;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
+	h.seg = 0;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 1, &lim),
+			 -FI_EINVAL);
+	h.flags = RXM_F_TAGGED;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
+
+	/* the flag on anything but a request */
+	h = hdr(RXM_OP_EAGER, 10);
+	h.flags = RXM_F_RNDV_WRITE;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 10, &lim),
+			 -FI_EINVAL);
+	h = hdr(RXM_OP_RNDV_DONE, 0);
+	h.flags = RXM_F_RNDV_WRITE;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
+}
+
 static void test_rma(void **s)
 {
 	const size_t rh = sizeof(struct rxm_hdr) + sizeof(struct rxm_rma_hdr);
@@ -280,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_eager),
 		cmocka_unit_test(test_sar),
 		cmocka_unit_test(test_rndv),
+		cmocka_unit_test(test_rndv_write),
 		cmocka_unit_test(test_rma),
 		cmocka_unit_test(test_cm),
 	};
