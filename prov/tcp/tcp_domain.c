@@ -47,6 +47,7 @@ static int tcp_domain_close(struct fid *fid)
 		(void)pl_progress_source_add(ctx, &d->data_set.src);
 		return ret;
 	}
+	tcp_fabric_watch_leave(d->fab, d);
 	tcp_sockset_fini(&d->data_set);
 	pl_keymap_fini(&d->keymap);
 	free(d);
@@ -158,9 +159,12 @@ int tcp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	ret = tcp_sockset_init(&d->data_set, "tcp data", true);
 	if (ret)
 		goto err_domain;
+	d->data_set.on_detach = tcp_fabric_watch_arm;
+	d->data_set.on_detach_arg = fab;
 	ret = pl_progress_source_add(d->base.ctx, &d->data_set.src);
 	if (ret)
 		goto err_set;
+	tcp_fabric_watch_join(fab, d);
 	d->base.domain_fid.fid.ops = &tcp_domain_fid_ops;
 	d->base.domain_fid.ops = &tcp_domain_ops;
 	d->base.domain_fid.mr = &tcp_domain_mr_ops;

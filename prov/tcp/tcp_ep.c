@@ -107,11 +107,14 @@ int tcp_ep_go_connected(struct tcp_ep *ep)
 	/* The CM context watches for the peer's hang-up too, so that
 	 * FI_SHUTDOWN reaches an application that only reads its EQ
 	 * (control progress is automatic). One-shot: a closed stream stays
-	 * readable, and one report is all it takes. Acquire: pairs with
-	 * the release in tcp_fabric_cm_start (cm_set is ready). */
+	 * readable, and one report is all it takes. The data set owns the
+	 * registration: it leaves and comes back with the socket's own
+	 * (detached sockets, tcp_prov.h). Acquire: pairs with the release
+	 * in tcp_fabric_cm_start (cm_set is ready). */
 	if (pl_load_acquire(&ep->fab->cm_started) &&
-	    !tcp_sockset_add(&ep->fab->cm_set, ep->fd, &ep->cm_ev,
-			     EPOLLRDHUP | EPOLLONESHOT))
+	    !tcp_sockset_watch(&ep->dom->data_set, &ep->data_ev,
+			       &ep->fab->cm_set, &ep->cm_ev,
+			       EPOLLRDHUP | EPOLLONESHOT))
 		ep->in_cm_set = true;
 	/* a manual-progress domain is driven by its reader; an auto one's
 	 * thread may sleep on the set, which the new fd now wakes */

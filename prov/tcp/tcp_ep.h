@@ -212,6 +212,8 @@ struct tcp_ep {
 	size_t unexp_bytes, unexp_max;
 	uint8_t *stage;			/* staging buffer */
 	size_t stage_cap, stage_head, stage_tail;
+	bool rx_after_big;		/* the last header announced at least
+					 * TCP_RX_DIRECT_MIN bytes */
 	bool rx_short;			/* the last fill of this pass drained
 					 * the socket */
 	bool stalled_on_reply;		/* a READ_REQ waits for a reply slot */

@@ -35,6 +35,8 @@
 
 /* Below this, payload bytes go through the staging buffer. */
 #define TCP_RX_DIRECT_MIN 8192
+/* a stage fill after a header of at least TCP_RX_DIRECT_MIN bytes */
+#define TCP_RX_FILL_AFTER_BIG 4096
 
 int tcp_ep_rx_init(struct tcp_ep *ep)
 {
@@ -164,6 +166,7 @@ static size_t tcp_rx_staged(const struct tcp_ep *ep)
  * block, <0 -FI_E* (the connection is gone; -FI_ESHUTDOWN for EOF). */
 static ssize_t tcp_rx_stage_fill(struct tcp_ep *ep)
 {
+	size_t room;
 	ssize_t n;
 
 	if (ep->stage_head == ep->stage_tail)
@@ -172,15 +175,21 @@ static ssize_t tcp_rx_stage_fill(struct tcp_ep *ep)
 		return 0;	/* full: consumers first */
 	if (ep->rx_short)
 		return 0;	/* the socket was drained in this pass */
+	room = ep->stage_cap - ep->stage_tail;
+	/* After a large payload the next is likely large too: a full fill
+	 * would stage (and copy) up to stage_cap of it that a direct read
+	 * places for free; a small one costs small messages nothing. */
+	if (ep->rx_after_big && room > TCP_RX_FILL_AFTER_BIG)
+		room = TCP_RX_FILL_AFTER_BIG;
 	do {
-		n = recv(ep->fd, ep->stage + ep->stage_tail,
-			 ep->stage_cap - ep->stage_tail, MSG_DONTWAIT);
+		n = recv(ep->fd, ep->stage + ep->stage_tail, room,
+			 MSG_DONTWAIT);
 	} while (n < 0 && errno == EINTR);
 	if (n > 0) {
 		/* fewer bytes than room: the socket is empty now, so the
 		 * next fill of this pass would only return EAGAIN (a wrong
 		 * guess costs a pass: the socket stays readable) */
-		if ((size_t)n < ep->stage_cap - ep->stage_tail)
+		if ((size_t)n < room)
 			ep->rx_short = true;
 		ep->stage_tail += (size_t)n;
 		return n;
@@ -647,6 +656,8 @@ static int tcp_rx_read_hdr(struct tcp_ep *ep)
 	tcp_proto_hdr_swap(&rs->hdr);
 	if (tcp_proto_check_hdr(&rs->hdr, &ep->limits))
 		return tcp_rx_proto_error(ep, "malformed header");
+	/* the next header's fill is bounded after a large payload */
+	ep->rx_after_big = rs->hdr.size >= TCP_RX_DIRECT_MIN;
 	return 1;
 }
 

@@ -63,6 +63,13 @@ struct tcp_sock_ev {
 	 * interest it has in the kernel's set whenever that set holds it */
 	int fd;
 	uint32_t events;
+	/* direct sets only, under the set's dlock: a second registration
+	 * of the same socket in another set (wset: the CM set's hang-up
+	 * watch), present exactly while the socket is in this set's epfd */
+	bool watched;
+	struct tcp_sockset *wset;
+	struct tcp_sock_ev *wev;
+	uint32_t wevents;
 };
 
 /*
@@ -100,6 +107,11 @@ struct tcp_sockset {
 	 * a socket readable at that moment makes epfd readable at once. A
 	 * thread that sleeps often never detaches; one that polls without
 	 * sleeping pays two epoll_ctl per socket once per sleep at most.
+	 * A socket's watch (tcp_sockset_watch: the CM context's hang-up
+	 * registration, which costs every segment its own callback) leaves
+	 * and comes back with it. While detached, the pollers see a hang-up
+	 * themselves; on_detach lets the owner make sure that, once they
+	 * stop, the sockets come back (tcp_sockset_watch_tick).
 	 */
 	bool direct;			/* init only */
 	pthread_mutex_t dlock;		/* guards the five below */
@@ -110,6 +122,10 @@ struct tcp_sockset {
 	 * is listed (nfds == ndev) */
 	bool attached;
 	uint64_t attach_pass;		/* passes at the last arm() */
+	uint64_t tick_pass;		/* passes at the last watch tick */
+	/* init only: called under dlock when the sockets leave epfd */
+	void (*on_detach)(void *arg);
+	void *on_detach_arg;
 	pthread_mutex_t hot_lock;
 	struct tcp_sock_ev *hot;	/* under hot_lock */
 	/* hot != NULL, for arm() without the lock: written under hot_lock
@@ -133,6 +149,16 @@ int tcp_sockset_mod(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
 		    uint32_t events);
 void tcp_sockset_del(struct tcp_sockset *set, int fd,
 		     struct tcp_sock_ev *ev);
+/* Direct sets: register ev's socket in wset too, with wev and wevents,
+ * for as long as it is in set's epfd (tcp_sockset_del ends it). 0 or
+ * -FI_E*. */
+int tcp_sockset_watch(struct tcp_sockset *set, struct tcp_sock_ev *ev,
+		      struct tcp_sockset *wset, struct tcp_sock_ev *wev,
+		      uint32_t wevents);
+/* A periodic look at a direct set (any thread): detached sockets whose
+ * set saw no pass since the last tick go back into the kernel's sets.
+ * True while the set stays detached. */
+bool tcp_sockset_watch_tick(struct tcp_sockset *set);
 /* List ev for the next pass (its handler then runs with EPOLLIN); remove
  * it (before its owner is freed). Any thread. */
 void tcp_sockset_mark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev);
@@ -148,6 +174,18 @@ struct tcp_fabric {
 	/* set (release) under cm_lock once cm_ctx and cm_set are ready;
 	 * read with acquire by close paths that need to sync with them */
 	pl_atomic_int cm_started;
+	/* The watch timer (tcp_fabric.c): a one-shot timerfd in cm_set,
+	 * armed while a domain's data set is detached, whose handler puts
+	 * back the sockets of sets nobody polls any more, so that a
+	 * hang-up reaches an application that only reads its EQ. */
+	int watch_tfd;			/* once cm_started */
+	struct tcp_sock_ev watch_ev;
+	/* 1 while the timer is armed: exchanged to 1 (acq_rel) by whoever
+	 * arms it, stored 0 (release) by the handler before it looks at
+	 * the sets; the sets' dlock orders a detach against the look */
+	pl_atomic_int watch_armed;
+	pthread_mutex_t watch_lock;	/* guards doms */
+	struct tcp_domain *doms;	/* the fabric's open domains */
 };
 
 struct tcp_domain {
@@ -162,10 +200,16 @@ struct tcp_domain {
 	 * thread asleep in epoll would need a kick, which costs what the
 	 * coalescing saves. FI_TCP_TX_COALESCE turns it off. */
 	bool coalesce;
+	struct tcp_domain *watch_next;	/* fab->doms, under watch_lock */
 };
 
 /* The fabric's CM context and set, started on first use. 0 or -FI_E*. */
 int tcp_fabric_cm_start(struct tcp_fabric *fab);
+/* A domain's data set detached (on_detach): arm the watch timer. */
+void tcp_fabric_watch_arm(void *fab);
+/* Domains join the watch at open and leave it before they close. */
+void tcp_fabric_watch_join(struct tcp_fabric *fab, struct tcp_domain *d);
+void tcp_fabric_watch_leave(struct tcp_fabric *fab, struct tcp_domain *d);
 
 
 int tcp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,

@@ -31,21 +31,39 @@ static int tcp_sockset_ctl(struct tcp_sockset *set, int op, int fd,
 	return 0;
 }
 
+/* Under dlock: ev's socket out of epfd, and out of its watch set. */
+static void tcp_sockset_out(struct tcp_sockset *set, struct tcp_sock_ev *ev)
+{
+	(void)epoll_ctl(set->epfd, EPOLL_CTL_DEL, ev->fd, NULL);
+	if (ev->watched)
+		(void)epoll_ctl(ev->wset->epfd, EPOLL_CTL_DEL, ev->fd, NULL);
+}
+
+/* Under dlock: ev's socket into epfd, and into its watch set. */
+static int tcp_sockset_in(struct tcp_sockset *set, struct tcp_sock_ev *ev)
+{
+	int ret = tcp_sockset_ctl(set, EPOLL_CTL_ADD, ev->fd, ev, ev->events);
+
+	if (ret || !ev->watched)
+		return ret;
+	ret = tcp_sockset_ctl(ev->wset, EPOLL_CTL_ADD, ev->fd, ev->wev,
+			      ev->wevents);
+	if (ret)
+		(void)epoll_ctl(set->epfd, EPOLL_CTL_DEL, ev->fd, NULL);
+	return ret;
+}
+
 /* Under dlock, detached (so every socket is listed): every listed socket
- * back into epfd with its interest. All or none. */
+ * back into epfd with its interest, and its watch. All or none. */
 static int tcp_sockset_attach(struct tcp_sockset *set)
 {
-	struct tcp_sock_ev *ev;
 	int i, ret;
 
 	for (i = 0; i < set->ndev; i++) {
-		ev = set->dev[i];
-		ret = tcp_sockset_ctl(set, EPOLL_CTL_ADD, ev->fd, ev,
-				      ev->events);
+		ret = tcp_sockset_in(set, set->dev[i]);
 		if (ret) {
 			while (i--)
-				(void)epoll_ctl(set->epfd, EPOLL_CTL_DEL,
-						set->dev[i]->fd, NULL);
+				tcp_sockset_out(set, set->dev[i]);
 			return ret;
 		}
 	}
@@ -59,9 +77,10 @@ static void tcp_sockset_detach(struct tcp_sockset *set)
 	int i;
 
 	for (i = 0; i < set->ndev; i++)
-		(void)epoll_ctl(set->epfd, EPOLL_CTL_DEL, set->dev[i]->fd,
-				NULL);
+		tcp_sockset_out(set, set->dev[i]);
 	set->attached = false;
+	if (set->on_detach)
+		set->on_detach(set->on_detach_arg);
 }
 
 static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
@@ -197,7 +216,9 @@ int tcp_sockset_init(struct tcp_sockset *set, const char *name,
 	set->direct = direct;
 	set->ndev = set->nfds = 0;
 	set->attached = true;
-	set->attach_pass = 0;
+	set->attach_pass = set->tick_pass = 0;
+	set->on_detach = NULL;
+	set->on_detach_arg = NULL;
 	set->hot = NULL;
 	/* relaxed: no other thread sees the set before the source is
 	 * added, which publishes it */
@@ -232,6 +253,7 @@ int tcp_sockset_add(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,
 	pthread_mutex_lock(&set->dlock);
 	ev->fd = fd;
 	ev->events = events;
+	ev->watched = false;
 	/* one that will not be listed needs the kernel's set: all go back
 	 * first (unlisted sockets exist only while attached) */
 	if (!set->attached && set->ndev == TCP_SOCKSET_DIRECT_MAX)
@@ -278,6 +300,10 @@ void tcp_sockset_del(struct tcp_sockset *set, int fd,
 	pthread_mutex_lock(&set->dlock);
 	for (i = 0; i < set->ndev && set->dev[i] != ev; i++)
 		;
+	/* its watch goes with it (the watch set is told while attached) */
+	if (ev->watched && set->attached)
+		(void)epoll_ctl(ev->wset->epfd, EPOLL_CTL_DEL, fd, NULL);
+	ev->watched = false;
 	/* an fd that was never added (or already removed) leaves nothing
 	 * to undo: the kernel says so while attached, the list otherwise
 	 * (every socket is listed then) */
@@ -291,4 +317,45 @@ void tcp_sockset_del(struct tcp_sockset *set, int fd,
 		set->ndev = 0;
 out:
 	pthread_mutex_unlock(&set->dlock);
+}
+
+int tcp_sockset_watch(struct tcp_sockset *set, struct tcp_sock_ev *ev,
+		      struct tcp_sockset *wset, struct tcp_sock_ev *wev,
+		      uint32_t wevents)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&set->dlock);
+	/* a socket of this set is in the kernel's sets exactly while the
+	 * set is attached (unlisted ones only exist then) */
+	if (set->attached)
+		ret = tcp_sockset_ctl(wset, EPOLL_CTL_ADD, ev->fd, wev,
+				      wevents);
+	if (!ret) {
+		ev->wset = wset;
+		ev->wev = wev;
+		ev->wevents = wevents;
+		ev->watched = true;
+	}
+	pthread_mutex_unlock(&set->dlock);
+	return ret;
+}
+
+bool tcp_sockset_watch_tick(struct tcp_sockset *set)
+{
+	uint64_t passes;
+	bool detached;
+
+	pthread_mutex_lock(&set->dlock);
+	if (!set->attached) {
+		/* relaxed: a count; the lock orders this look against the
+		 * pass that detached */
+		passes = pl_load_relaxed(&set->passes);
+		if (passes == set->tick_pass && !tcp_sockset_attach(set))
+			set->attach_pass = passes;
+		set->tick_pass = passes;
+	}
+	detached = !set->attached;
+	pthread_mutex_unlock(&set->dlock);
+	return detached;
 }

@@ -15,7 +15,14 @@
  * count is whole again), and epoll_wait on the CQ's fd must return. Its
  * timeout is the hang watchdog's period, not a measure of speed: the
  * message is sent while the server sleeps, so no wake-up means a lost
- * one. The message read then carries the round's bytes.
+ * one. The message read then carries the round's bytes. The socket's
+ * hang-up watch (the CM context's registration) leaves and comes back
+ * with it: detached, the count is two fewer.
+ *
+ * Last, the server spins until detached once more, then stops calling
+ * the data path and only reads its EQ while the client calls
+ * fi_shutdown: FI_SHUTDOWN must arrive (the fabric's watch timer gives
+ * an unpolled set its sockets back, with their watch).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -93,6 +100,8 @@ static void sw_client(void *arg)
 		tt_step(TT_CLIENT, r + 1);
 	}
 	tt_wait_step(TT_SERVER, 2 * SW_ROUNDS + 1, NULL, NULL);
+	TT_EQ(fi_shutdown(c.ep, 0), 0);
+	tt_wait_step(TT_SERVER, 2 * SW_ROUNDS + 2, NULL, NULL);
 	tt_close(&c);
 }
 
@@ -125,7 +134,7 @@ int tt_scn_spin_wait(void)
 		TT_EQ(fi_recv(s.ep, buf, sizeof(buf), NULL, 0, NULL), 0);
 		for (int k = 0; k < SW_SPIN; k++)
 			TT_EQ(tt_cq_poll(s.rxcq, &e, &err), 0);
-		TT_EQ(sw_socket_epoll_refs(), attached - 1);
+		TT_EQ(sw_socket_epoll_refs(), attached - 2);
 		if (!(r & 1)) {
 			/* the message waits in the detached socket */
 			tt_step(TT_SERVER, 2 * r + 1);
@@ -160,7 +169,20 @@ int tt_scn_spin_wait(void)
 	printf("spin_wait: %d rounds, %d sleeps\n", SW_ROUNDS, sleeps);
 	/* odd rounds sleep before the message exists: at least those */
 	TT_CHECK(sleeps >= SW_ROUNDS / 2);
+
+	tt_watch("spin_wait server: FI_SHUTDOWN through the EQ alone",
+		 TT_WATCHDOG_S);
+	for (int k = 0; k < SW_SPIN; k++)
+		TT_EQ(tt_cq_poll(s.rxcq, &e, &err), 0);
+	TT_EQ(sw_socket_epoll_refs(), attached - 2);
 	tt_step(TT_SERVER, 2 * SW_ROUNDS + 1);
+	{
+		uint8_t ev_buf[sizeof(struct fi_eq_cm_entry) + 64];
+
+		tt_eq_wait(&s, FI_SHUTDOWN, ev_buf, sizeof(ev_buf), NULL,
+			   NULL);
+	}
+	tt_step(TT_SERVER, 2 * SW_ROUNDS + 2);
 	tt_watch("spin_wait server: join", TT_WATCHDOG_S);
 	TT_EQ(tt_join(), 0);
 	close(epfd);
