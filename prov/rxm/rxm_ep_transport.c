@@ -130,6 +130,12 @@ static int rxm_ep_cq_drain(struct rxm_ep *ep, unsigned budget)
 			rxm_ep_cq_entry(ep, e[i].op_context, e[i].flags,
 					e[i].len, 0);
 		work += (int)n;
+		/* fewer than asked: the read's pass found no more, and a
+		 * second read would only pay a pass (a system call per
+		 * socket) to find what arrived since, on the way back to
+		 * the application; the next poll takes it */
+		if (n < RXM_CQ_BATCH)
+			break;
 		budget = (unsigned)n >= budget ? 0 : budget - (unsigned)n;
 	}
 	return work;

@@ -4,6 +4,7 @@
  * connection's life in the domain's data set (tcp_ep.h).
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -56,6 +57,32 @@ void tcp_ep_update_events(struct tcp_ep *ep)
 		ep->events = want;
 }
 
+/* A direct pass (which tries every socket without asking epoll) over a
+ * socket whose last bulk read or write would have blocked: ask poll()
+ * first. The kernel answers it without the socket's lock, which a
+ * failing recv or sendmsg takes, and which the softirq that queues the
+ * peer's segments (or acknowledgements) needs: held, it leaves them to
+ * the lock's owner, the spinning side. The events poll found ready. */
+static uint32_t tcp_ep_probe(struct tcp_ep *ep)
+{
+	struct pollfd p = {
+		.fd = ep->fd,
+		.events = POLLIN | (ep->txq_head ? POLLOUT : 0),
+	};
+	uint32_t events = 0;
+
+	if (tcp_sys_poll(&p, 1, 0) <= 0)
+		return 0;
+	ep->probe = false;	/* set again by the next call that blocks */
+	if (p.revents & POLLIN)
+		events |= EPOLLIN;
+	if (p.revents & POLLOUT)
+		events |= EPOLLOUT;
+	if (p.revents & (POLLERR | POLLHUP))
+		events |= EPOLLERR | EPOLLHUP;
+	return events;
+}
+
 /* The domain's pass found the socket ready. */
 static int tcp_ep_data_handle(struct tcp_sock_ev *ev, uint32_t events)
 {
@@ -69,6 +96,8 @@ static int tcp_ep_data_handle(struct tcp_sock_ev *ev, uint32_t events)
 	if (pl_exchange_acq_rel(&ep->srx_woken, 0))
 		/* a shared receive context re-armed the socket for us */
 		ep->events = EPOLLIN | EPOLLOUT;
+	if (ep->probe && events == TCP_SOCKSET_DIRECT_EVENTS)
+		events = tcp_ep_probe(ep);
 	/* a writable socket, or sends kept for this pass (tcp_ep_tx.c) */
 	if (((events & EPOLLOUT) || ep->tx_deferred) &&
 	    (head = ep->txq_head)) {

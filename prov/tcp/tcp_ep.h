@@ -212,6 +212,9 @@ struct tcp_ep {
 	size_t unexp_bytes, unexp_max;
 	uint8_t *stage;			/* staging buffer */
 	size_t stage_cap, stage_head, stage_tail;
+	/* the last bulk read or write of the socket would have blocked:
+	 * a direct pass polls before it tries again (tcp_ep_probe) */
+	bool probe;
 	bool rx_after_big;		/* the last header announced at least
 					 * TCP_RX_DIRECT_MIN bytes */
 	bool rx_short;			/* the last fill of this pass drained

@@ -182,7 +182,7 @@ static ssize_t tcp_rx_stage_fill(struct tcp_ep *ep)
 	if (ep->rx_after_big && room > TCP_RX_FILL_AFTER_BIG)
 		room = TCP_RX_FILL_AFTER_BIG;
 	do {
-		n = recv(ep->fd, ep->stage + ep->stage_tail, room,
+		n = tcp_sys_recv(ep->fd, ep->stage + ep->stage_tail, room,
 			 MSG_DONTWAIT);
 	} while (n < 0 && errno == EINTR);
 	if (n > 0) {
@@ -256,19 +256,28 @@ static int tcp_rx_read_payload(struct tcp_ep *ep)
 			break;
 		if (rs->left >= TCP_RX_DIRECT_MIN) {
 			do {
-				n = readv(ep->fd, rs->dst, (int)rs->dst_cnt);
+				n = tcp_sys_readv(ep->fd, rs->dst,
+						  (int)rs->dst_cnt);
 			} while (n < 0 && errno == EINTR);
 			if (n > 0) {
 				rs->left -= (size_t)n;
 				rs->placed += (size_t)n;
 				tcp_iov_advance(rs->dst, &rs->dst_cnt,
 						(size_t)n);
-				continue;
+				if (!rs->left)
+					continue;
+				/* short: the socket is empty now; the next
+				 * try would only find EAGAIN (a wrong guess
+				 * costs a pass: the socket stays readable) */
+				ep->probe = true;	/* tcp_ep.c */
+				return 0;
 			}
 			if (n == 0)
 				return -FI_ESHUTDOWN;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				ep->probe = true;	/* tcp_ep.c */
 				return 0;
+			}
 			return -tcp_sock_errno_to_fi(errno);
 		}
 		n = tcp_rx_stage_fill(ep);

@@ -396,20 +396,22 @@ int tcp_ep_tx_flush(struct tcp_ep *ep)
 				       iov[i].iov_len);
 				bytes += iov[i].iov_len;
 			}
-			ret = send(ep->fd, flat, bytes,
+			ret = tcp_sys_send(ep->fd, flat, bytes,
 				   MSG_NOSIGNAL | MSG_DONTWAIT);
 		} else {
 			memset(&mh, 0, sizeof(mh));
 			mh.msg_iov = iov;
 			mh.msg_iovlen = n;
-			ret = sendmsg(ep->fd, &mh,
+			ret = tcp_sys_sendmsg(ep->fd, &mh,
 				      MSG_NOSIGNAL | MSG_DONTWAIT);
 		}
 		if (ret < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				ep->probe = true;	/* tcp_ep.c */
 				break;
+			}
 			tcp_ep_fail(ep, tcp_sock_errno_to_fi(errno), true);
 			return -FI_ECONNRESET;
 		}

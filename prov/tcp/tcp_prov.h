@@ -82,6 +82,8 @@ struct tcp_sock_ev {
  * while any is listed.
  */
 #define TCP_SOCKSET_DIRECT_MAX 4
+/* what a direct pass hands every handler: "try both" */
+#define TCP_SOCKSET_DIRECT_EVENTS (EPOLLIN | EPOLLOUT)
 /* passes with no sleeper before a direct set detaches its sockets */
 #define TCP_SOCKSET_DETACH_PASSES 512
 

@@ -129,7 +129,7 @@ static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 		if (nd >= 0) {
 			for (i = 0; i < nd; i++)
 				work += dev[i]->handle(dev[i],
-						       EPOLLIN | EPOLLOUT);
+						TCP_SOCKSET_DIRECT_EVENTS);
 			return work;
 		}
 	}
