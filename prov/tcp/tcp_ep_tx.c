@@ -21,10 +21,14 @@
  * the endpoint goes on its set's hot list, and the next pass flushes it
  * with the others. A window of sends then costs two system calls, and a
  * ping-pong, whose every send follows a pass, loses nothing. The hot list
- * keeps fi_trywait honest (arm() says -FI_EAGAIN while it is not empty),
- * and manual progress is the application's promise to call again. A
- * batch that reaches TCP_TX_GATHER iovecs or TCP_TX_COALESCE_BYTES, or a
- * send larger than TCP_TX_COALESCE_MSG, leaves at once.
+ * keeps fi_trywait honest (arm() says -FI_EAGAIN while it is not empty).
+ * Manual progress is no promise to call again, though: an inject has no
+ * completion to wait for, and a layered provider's control message goes
+ * out from inside a pass the application may not follow. So keeping a
+ * batch arms the fabric's flush timer, and if no pass took the batch
+ * within 50 us the CM context sends it (tcp_fabric.c). A batch that
+ * reaches TCP_TX_GATHER iovecs or TCP_TX_COALESCE_BYTES, or a send larger
+ * than TCP_TX_COALESCE_MSG, leaves at once.
  */
 #include <errno.h>
 #include <limits.h>
@@ -326,6 +330,10 @@ void tcp_ep_tx_queue_app(struct tcp_ep *ep, struct tcp_xfer *x,
 		if (!ep->tx_deferred) {
 			ep->tx_deferred = true;
 			tcp_sockset_mark_hot(&ep->dom->data_set, &ep->data_ev);
+			/* nothing obliges the application to make another
+			 * call (an inject has no completion to wait for):
+			 * the CM context sends the batch if no pass does */
+			tcp_fabric_flush_arm(ep->fab);
 		}
 		return;
 	}

@@ -3,8 +3,9 @@
  * The tcp fabric: the factory of domains and passive endpoints, and the
  * home of connection management's progress (tcp_prov.h): one
  * auto-progress context, started by the first fi_listen or fi_connect,
- * whose thread sleeps in epoll on the CM set, and the watch timer that
- * gives detached data sets back their sockets. EQs, wait sets and
+ * whose thread sleeps in epoll on the CM set, the watch timer that
+ * gives detached data sets back their sockets, and the flush timer that
+ * sends what coalescing kept when no pass comes for it. EQs, wait sets and
  * fi_trywait are the engine's.
  */
 #include <stdlib.h>
@@ -92,6 +93,45 @@ void tcp_fabric_watch_leave(struct tcp_fabric *fab, struct tcp_domain *d)
 	pthread_mutex_unlock(&fab->watch_lock);
 }
 
+/* ---- the flush timer (tcp_prov.h) ---- */
+
+/* How long a kept send may wait for the application's next pass before
+ * the CM context sends it: long enough that a posting loop's batch is
+ * whole, short against any wait for an answer. */
+#define TCP_FLUSH_DELAY_NS (50 * 1000)
+
+void tcp_fabric_flush_arm(struct tcp_fabric *fab)
+{
+	struct itimerspec its = { .it_value.tv_nsec = TCP_FLUSH_DELAY_NS };
+
+	/* acquire: pairs with tcp_fabric_cm_start's release (flush_tfd) */
+	if (!pl_load_acquire(&fab->cm_started))
+		return;
+	/* acq_rel: pairs with the handler's release store of 0 */
+	if (!pl_exchange_acq_rel(&fab->flush_armed, 1))
+		(void)timerfd_settime(fab->flush_tfd, 0, &its, NULL);
+}
+
+static int tcp_fabric_flush_handle(struct tcp_sock_ev *ev, uint32_t events)
+{
+	struct tcp_fabric *fab = pl_container_of(ev, struct tcp_fabric,
+						 flush_ev);
+	struct tcp_domain *d;
+	uint64_t expirations;
+	int work = 0;
+
+	(void)events;
+	if (read(fab->flush_tfd, &expirations, sizeof(expirations)) < 0)
+		return 0;
+	/* release: before the look; a send kept after it arms again */
+	pl_store_release(&fab->flush_armed, 0);
+	pthread_mutex_lock(&fab->watch_lock);
+	for (d = fab->doms; d; d = d->watch_next)
+		work += tcp_sockset_serve_hot(&d->data_set);
+	pthread_mutex_unlock(&fab->watch_lock);
+	return work + 1;
+}
+
 /* ---- the CM context ---- */
 
 int tcp_fabric_cm_start(struct tcp_fabric *fab)
@@ -119,14 +159,28 @@ int tcp_fabric_cm_start(struct tcp_fabric *fab)
 			      EPOLLIN);
 	if (ret)
 		goto err_tfd;
+	fab->flush_tfd = timerfd_create(CLOCK_MONOTONIC,
+					TFD_NONBLOCK | TFD_CLOEXEC);
+	if (fab->flush_tfd < 0) {
+		ret = -FI_ENOMEM;
+		goto err_tfd;
+	}
+	fab->flush_ev.handle = tcp_fabric_flush_handle;
+	ret = tcp_sockset_add(&fab->cm_set, fab->flush_tfd, &fab->flush_ev,
+			      EPOLLIN);
+	if (ret)
+		goto err_flush;
 	ret = pl_progress_source_add(fab->cm_ctx, &fab->cm_set.src);
 	if (ret)
-		goto err_tfd;
+		goto err_flush;
 	/* release: cm_ctx and cm_set are ready before anyone who
 	 * acquires the flag uses them */
 	pl_store_release(&fab->cm_started, 1);
 	goto out;
 
+err_flush:
+	close(fab->flush_tfd);
+	fab->flush_tfd = -1;
 err_tfd:
 	close(fab->watch_tfd);
 	fab->watch_tfd = -1;
@@ -155,6 +209,7 @@ static int tcp_fabric_close(struct fid *fid)
 		(void)pl_progress_ctx_close(fab->cm_ctx);
 		tcp_sockset_fini(&fab->cm_set);
 		close(fab->watch_tfd);
+		close(fab->flush_tfd);
 	}
 	pthread_mutex_destroy(&fab->watch_lock);
 	pthread_mutex_destroy(&fab->cm_lock);
@@ -195,9 +250,10 @@ int tcp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 	pthread_mutex_init(&fab->cm_lock, NULL);
 	pthread_mutex_init(&fab->watch_lock, NULL);
 	fab->cm_set.epfd = -1;
-	fab->watch_tfd = -1;
+	fab->watch_tfd = fab->flush_tfd = -1;
 	/* relaxed: no other thread sees the fabric yet */
 	pl_store_relaxed(&fab->watch_armed, 0);
+	pl_store_relaxed(&fab->flush_armed, 0);
 	pl_fabric_obj_init(&fab->base, attr->api_version, context);
 	fab->base.fabric_fid.fid.ops = &tcp_fabric_fid_ops;
 	fab->base.fabric_fid.ops = &tcp_fabric_ops;

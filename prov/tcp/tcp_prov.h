@@ -161,6 +161,10 @@ int tcp_sockset_watch(struct tcp_sockset *set, struct tcp_sock_ev *ev,
  * set saw no pass since the last tick go back into the kernel's sets.
  * True while the set stays detached. */
 bool tcp_sockset_watch_tick(struct tcp_sockset *set);
+/* Run the handlers of the listed (hot) entries now, as a pass would:
+ * from a thread other than the set's passes (tcp_fabric.c's flush
+ * timer). The work done. */
+int tcp_sockset_serve_hot(struct tcp_sockset *set);
 /* List ev for the next pass (its handler then runs with EPOLLIN); remove
  * it (before its owner is freed). Any thread. */
 void tcp_sockset_mark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev);
@@ -188,6 +192,14 @@ struct tcp_fabric {
 	pl_atomic_int watch_armed;
 	pthread_mutex_t watch_lock;	/* guards doms */
 	struct tcp_domain *doms;	/* the fabric's open domains */
+	/* The flush timer (tcp_fabric.c): a one-shot timerfd in cm_set,
+	 * armed when an endpoint keeps sends for the next pass (coalescing,
+	 * tcp_ep_tx.c); its handler serves what is still kept, so that a
+	 * send leaves even when the application makes no further call.
+	 * flush_armed as watch_armed. */
+	int flush_tfd;			/* once cm_started */
+	struct tcp_sock_ev flush_ev;
+	pl_atomic_int flush_armed;
 };
 
 struct tcp_domain {
@@ -209,6 +221,8 @@ struct tcp_domain {
 int tcp_fabric_cm_start(struct tcp_fabric *fab);
 /* A domain's data set detached (on_detach): arm the watch timer. */
 void tcp_fabric_watch_arm(void *fab);
+/* An endpoint kept sends for the next pass: arm the flush timer. */
+void tcp_fabric_flush_arm(struct tcp_fabric *fab);
 /* Domains join the watch at open and leave it before they close. */
 void tcp_fabric_watch_join(struct tcp_fabric *fab, struct tcp_domain *d);
 void tcp_fabric_watch_leave(struct tcp_fabric *fab, struct tcp_domain *d);

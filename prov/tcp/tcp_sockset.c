@@ -83,29 +83,75 @@ static void tcp_sockset_detach(struct tcp_sockset *set)
 		set->on_detach(set->on_detach_arg);
 }
 
+/* Empty the hot list (a direct pass handles every socket anyway). */
+static void tcp_sockset_clear_hot(struct tcp_sockset *set)
+{
+	struct tcp_sock_ev *ev;
+
+	pthread_mutex_lock(&set->hot_lock);
+	for (ev = set->hot; ev; ev = ev->hot_next)
+		ev->hot = false;
+	set->hot = NULL;
+	/* release, under hot_lock: an emptied list is published with the
+	 * flag; a later mark_hot sets it again under the lock */
+	pl_store_release(&set->any_hot, 0);
+	pthread_mutex_unlock(&set->hot_lock);
+}
+
+/* Run the handlers of the entries listed now, each popped under
+ * hot_lock: an owner may list its entry again while the handler runs
+ * (which rewrites hot_next), so the list is never walked outside the
+ * lock. At most as many as were listed at the start: entries listed
+ * again meanwhile may wait for the next pass, still listed. The owners
+ * are alive: unmark_hot (at close) runs under hot_lock before the
+ * owner's sync with the caller's context, which waits for this pass. */
+static int tcp_sockset_serve_listed(struct tcp_sockset *set)
+{
+	struct tcp_sock_ev *ev;
+	unsigned n = 0, i;
+	int work = 0;
+
+	pthread_mutex_lock(&set->hot_lock);
+	for (ev = set->hot; ev; ev = ev->hot_next)
+		n++;
+	pthread_mutex_unlock(&set->hot_lock);
+	for (i = 0; i < n; i++) {
+		pthread_mutex_lock(&set->hot_lock);
+		ev = set->hot;
+		if (ev) {
+			set->hot = ev->hot_next;
+			ev->hot = false;
+			if (!set->hot)	/* release, under hot_lock */
+				pl_store_release(&set->any_hot, 0);
+		}
+		pthread_mutex_unlock(&set->hot_lock);
+		if (!ev)
+			break;
+		work += ev->handle(ev, EPOLLIN);
+	}
+	return work;
+}
+
+int tcp_sockset_serve_hot(struct tcp_sockset *set)
+{
+	/* acquire: pairs with mark_hot's release store */
+	if (!pl_load_acquire(&set->any_hot))
+		return 0;
+	/* tcp_ep_close syncs with the CM context, whose pass this is */
+	return tcp_sockset_serve_listed(set);
+}
+
 static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 {
 	struct tcp_sockset *set = pl_container_of(src, struct tcp_sockset,
 						  src);
 	struct epoll_event evs[TCP_SOCKSET_BATCH];
-	struct tcp_sock_ev *ev, *hot = NULL;
+	struct tcp_sock_ev *ev;
 	int n, i, work = 0;
 
 	(void)budget;
 	/* relaxed: a heuristic for senders (tcp_prov.h) */
 	pl_fetch_add_relaxed(&set->passes, 1);
-	/* acquire: pairs with mark_hot's release store */
-	if (pl_load_acquire(&set->any_hot)) {
-		pthread_mutex_lock(&set->hot_lock);
-		hot = set->hot;
-		set->hot = NULL;
-		for (ev = hot; ev; ev = ev->hot_next)
-			ev->hot = false;
-		/* release, under hot_lock: an emptied list is published with
-		 * the flag; a later mark_hot sets it again under the lock */
-		pl_store_release(&set->any_hot, 0);
-		pthread_mutex_unlock(&set->hot_lock);
-	}
 	if (set->direct) {
 		struct tcp_sock_ev *dev[TCP_SOCKSET_DIRECT_MAX];
 		int nd = -1;
@@ -127,19 +173,18 @@ static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 		 * among them: one call each covers both (a hot entry whose
 		 * socket already left the set has nothing to do) */
 		if (nd >= 0) {
+			/* acquire: pairs with mark_hot's release store */
+			if (pl_load_acquire(&set->any_hot))
+				tcp_sockset_clear_hot(set);
 			for (i = 0; i < nd; i++)
 				work += dev[i]->handle(dev[i],
 						TCP_SOCKSET_DIRECT_EVENTS);
 			return work;
 		}
 	}
-	/* the owners are alive: unmark_hot (at close) runs under hot_lock
-	 * before the owner's pl_progress_ctx_sync, which waits for this
-	 * pass */
-	while ((ev = hot)) {
-		hot = ev->hot_next;
-		work += ev->handle(ev, EPOLLIN);
-	}
+	/* acquire: pairs with mark_hot's release store */
+	if (pl_load_acquire(&set->any_hot))
+		work += tcp_sockset_serve_listed(set);
 	n = epoll_wait(set->epfd, evs, TCP_SOCKSET_BATCH, 0);
 	if (n <= 0)
 		return work;

@@ -87,10 +87,28 @@ static void target_close(struct target *t)
 	free(t->ro);
 }
 
+/*
+ * Order this thread's accesses to B's memory with B's progress, which
+ * may run on a provider thread (the fabric's connection thread) and
+ * places RMA data under B's endpoint lock. The network orders them
+ * (A's completion follows B's placement; B's next placement follows
+ * A's next post), but ThreadSanitizer cannot see through a socket: a
+ * cancel of a context B never saw takes and releases that lock, which
+ * it can see. Called after each of A's completions, before the test
+ * reads B's memory, and before each post, after it read it.
+ */
+static void sync_b(struct ep **all)
+{
+	static char never_posted;
+
+	CHECK_EQ(fi_cancel(&all[1]->ep->fid, &never_posted), -FI_ENOENT);
+}
+
 /* Post until the endpoint takes it, driving both meanwhile. */
 #define POST(all, call)                                                 \
 	do {                                                            \
 		ssize_t r_;                                             \
+		sync_b(all);                                            \
 		while ((r_ = (call)) == -FI_EAGAIN)                     \
 			drive(all, 2);                                  \
 		CHECK_EQ(r_, 0);                                        \
@@ -104,10 +122,12 @@ static int done(struct ep **all, void *ctx, uint64_t flags)
 
 	if (wait_one(all, 2, all[0]->cq, &e, &err, NULL) < 0) {
 		CHECK(err.op_context == ctx);
+		sync_b(all);
 		return err.err;
 	}
 	CHECK(e.op_context == ctx);
 	CHECK_EQ(e.flags & flags, flags);
+	sync_b(all);
 	return 0;
 }
 
@@ -120,6 +140,8 @@ static void rma_data(struct ep **all, fi_addr_t dest, struct target *t)
 	struct ep *a = all[0], *b = all[1];
 	size_t i, writes = 0;
 
+	uint64_t seen = fi_cntr_read(t->wcntr);
+
 	CHECK(out && in);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		phase = "write, each size";
@@ -127,6 +149,8 @@ static void rma_data(struct ep **all, fi_addr_t dest, struct target *t)
 		POST(all, fi_write(a->ep, out, sizes[i], NULL, dest,
 				   raddr(t, t->mem, 0), t->key, out));
 		CHECK_EQ(done(all, out, FI_RMA | FI_WRITE), 0);
+		/* B counted the write before A's completion came */
+		CHECK_EQ(fi_cntr_read(t->wcntr), seen + writes + 1);
 		CHECK(!memcmp(t->mem, out, sizes[i]));
 		writes++;
 	}

@@ -16,7 +16,12 @@
  *     then HELD_MORE - 2 sends through fi_sendmsg with FI_MORE, then one
  *     without: the last call of such a series sends the series
  *     (fi_msg(3)), although no progress call came between them.
- *  3. HELD_CLOSE sends posted back to back, then fi_close of the
+ *  3. HELD_BARE fi_inject calls back to back (every one after the
+ *     first is kept: no pass ran between them), then no call at all, not
+ *     even fi_trywait, as a program that hands its last message to the
+ *     library and goes on with other work: the fabric's flush timer sends
+ *     them (tcp_fabric.c).
+ *  4. HELD_CLOSE sends posted back to back, then fi_close of the
  *     endpoint at once: a send posted before the close leaves, as it
  *     would have without coalescing.
  *
@@ -30,9 +35,12 @@
 
 #define HELD_INJ 40
 #define HELD_MORE 24
+#define HELD_BARE 20
 #define HELD_CLOSE 30
 #define HELD_LEN 24
-#define HELD_TOTAL (HELD_INJ + HELD_MORE + HELD_CLOSE)
+#define HELD_BARE_AT (HELD_INJ + HELD_MORE)
+#define HELD_CLOSE_AT (HELD_BARE_AT + HELD_BARE)
+#define HELD_TOTAL (HELD_CLOSE_AT + HELD_CLOSE)
 
 static uint64_t held_seq(int i)
 {
@@ -87,14 +95,20 @@ static void held_client(void *arg)
 	while (done < HELD_MORE)
 		done += tt_drain(c.txcq);
 
+	tt_watch("held client: injects, then no call", TT_WATCHDOG_S);
+	for (i = HELD_BARE_AT; i < HELD_CLOSE_AT; i++)
+		TT_POST(&c, &done, fi_inject(c.ep, msg[i], HELD_LEN, 0));
+	/* not one library call until the server has them all */
+	tt_wait_step(TT_SERVER, 4, NULL, NULL);
+
 	tt_watch("held client: close with sends posted", TT_WATCHDOG_S);
-	for (i = HELD_INJ + HELD_MORE; i < HELD_TOTAL; i++)
+	for (i = HELD_CLOSE_AT; i < HELD_TOTAL; i++)
 		TT_POST(&c, &done, fi_send(c.ep, msg[i], HELD_LEN, NULL, 0,
 					   msg[i]));
 	tt_close_ep(&c);
 	tt_step(TT_CLIENT, 3);
 	tt_watch("held client: waiting for the server", 2 * TT_WATCHDOG_S);
-	tt_wait_step(TT_SERVER, 4, NULL, NULL);
+	tt_wait_step(TT_SERVER, 5, NULL, NULL);
 	tt_close(&c);
 	free(msg);
 }
@@ -146,10 +160,16 @@ int tt_scn_held(void)
 		     "an FI_MORE series and its last send");
 	tt_step(TT_SERVER, 3);
 
-	tt_watch("held server: close", TT_WATCHDOG_S);
-	held_receive(&s, slot, HELD_INJ + HELD_MORE, HELD_TOTAL,
-		     "sends posted just before fi_close");
+	tt_watch("held server: injects the client never follows",
+		 TT_WATCHDOG_S);
+	held_receive(&s, slot, HELD_BARE_AT, HELD_CLOSE_AT,
+		     "injects followed by no call at all");
 	tt_step(TT_SERVER, 4);
+
+	tt_watch("held server: close", TT_WATCHDOG_S);
+	held_receive(&s, slot, HELD_CLOSE_AT, HELD_TOTAL,
+		     "sends posted just before fi_close");
+	tt_step(TT_SERVER, 5);
 	tt_watch("held server: join", TT_WATCHDOG_S);
 	TT_EQ(tt_join(), 0);
 	tt_close(&s);
