@@ -26,7 +26,7 @@
  * completion to wait for, and a layered provider's control message goes
  * out from inside a pass the application may not follow. So keeping a
  * batch arms the fabric's flush timer, and if no pass took the batch
- * within 50 us the CM context sends it (tcp_fabric.c). A batch that
+ * within a millisecond the CM context sends it (tcp_fabric.c). A batch that
  * reaches TCP_TX_GATHER iovecs or TCP_TX_COALESCE_BYTES, or a send larger
  * than TCP_TX_COALESCE_MSG, leaves at once.
  */
