@@ -23,53 +23,108 @@
 #include "pl_wait_set.h"
 #include "tcp_prov.h"
 
-/* ---- the watch timer (tcp_prov.h) ---- */
+/* ---- the CM context's timers (tcp_prov.h) ---- */
 
 /* One look at the detached sets per tick: a set nobody polled for a
  * whole tick gets its sockets (and their hang-up watch) back. */
 #define TCP_WATCH_TICK_NS (100 * 1000 * 1000)
 
-static void tcp_fabric_watch_set(struct tcp_fabric *fab)
-{
-	struct itimerspec its = { .it_value.tv_nsec = TCP_WATCH_TICK_NS };
+/* How long a kept send may wait for the application's next pass before
+ * the CM context sends it. A pass normally takes the batch within
+ * microseconds; the timer matters only to an application that makes no
+ * further call. Each firing wakes the CM thread, which an application
+ * spinning on a busy machine pays for (measured: at 50 us the 8 B
+ * message rate halved), so at most one a millisecond. */
+#define TCP_FLUSH_DELAY_NS (1000 * 1000)
 
-	(void)timerfd_settime(fab->watch_tfd, 0, &its, NULL);
+static void tcp_cm_timer_arm(struct tcp_fabric *fab, struct tcp_cm_timer *t)
+{
+	struct itimerspec its = { .it_value.tv_nsec = t->delay_ns };
+
+	/* acquire: pairs with tcp_fabric_cm_start's release (the timers'
+	 * fds); without a CM context nothing needs serving */
+	if (!pl_load_acquire(&fab->cm_started))
+		return;
+	/* acq_rel: pairs with tcp_cm_timer_fired's release store of 0 */
+	if (!pl_exchange_acq_rel(&t->armed, 1))
+		(void)timerfd_settime(t->tfd, 0, &its, NULL);
+}
+
+/* A handler's start: false when the timer did not expire. */
+static bool tcp_cm_timer_fired(struct tcp_cm_timer *t)
+{
+	uint64_t expirations;
+
+	if (read(t->tfd, &expirations, sizeof(expirations)) < 0)
+		return false;	/* EAGAIN: nothing to look at */
+	/* release: before the handler's look (tcp_prov.h) */
+	pl_store_release(&t->armed, 0);
+	return true;
+}
+
+static int tcp_cm_timer_open(struct tcp_fabric *fab, struct tcp_cm_timer *t,
+			     int (*handle)(struct tcp_sock_ev *, uint32_t))
+{
+	int ret;
+
+	t->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (t->tfd < 0)
+		return -FI_ENOMEM;
+	t->ev.handle = handle;
+	ret = tcp_sockset_add(&fab->cm_set, t->tfd, &t->ev, EPOLLIN);
+	if (ret) {
+		close(t->tfd);
+		t->tfd = -1;
+	}
+	return ret;
 }
 
 void tcp_fabric_watch_arm(void *arg)
 {
 	struct tcp_fabric *fab = arg;
 
-	/* acquire: pairs with tcp_fabric_cm_start's release (watch_tfd);
-	 * without a CM context no socket has a watch to bring back */
-	if (!pl_load_acquire(&fab->cm_started))
-		return;
-	/* acq_rel: pairs with the handler's release store of 0 */
-	if (!pl_exchange_acq_rel(&fab->watch_armed, 1))
-		tcp_fabric_watch_set(fab);
+	tcp_cm_timer_arm(fab, &fab->watch);
 }
 
 static int tcp_fabric_watch_handle(struct tcp_sock_ev *ev, uint32_t events)
 {
 	struct tcp_fabric *fab = pl_container_of(ev, struct tcp_fabric,
-						 watch_ev);
+						 watch.ev);
 	struct tcp_domain *d;
-	uint64_t expirations;
 	bool detached = false;
 
 	(void)events;
-	if (read(fab->watch_tfd, &expirations, sizeof(expirations)) < 0)
-		return 0;	/* not expired (EAGAIN): nothing to look at */
-	/* release: before the look, so that a set detached after its
-	 * look re-arms the timer itself (its dlock orders the two) */
-	pl_store_release(&fab->watch_armed, 0);
+	if (!tcp_cm_timer_fired(&fab->watch))
+		return 0;
 	pthread_mutex_lock(&fab->watch_lock);
 	for (d = fab->doms; d; d = d->watch_next)
 		detached |= tcp_sockset_watch_tick(&d->data_set);
 	pthread_mutex_unlock(&fab->watch_lock);
-	if (detached && !pl_exchange_acq_rel(&fab->watch_armed, 1))
-		tcp_fabric_watch_set(fab);
+	if (detached)
+		tcp_cm_timer_arm(fab, &fab->watch);
 	return 1;
+}
+
+void tcp_fabric_flush_arm(struct tcp_fabric *fab)
+{
+	tcp_cm_timer_arm(fab, &fab->flush);
+}
+
+static int tcp_fabric_flush_handle(struct tcp_sock_ev *ev, uint32_t events)
+{
+	struct tcp_fabric *fab = pl_container_of(ev, struct tcp_fabric,
+						 flush.ev);
+	struct tcp_domain *d;
+	int work = 1;
+
+	(void)events;
+	if (!tcp_cm_timer_fired(&fab->flush))
+		return 0;
+	pthread_mutex_lock(&fab->watch_lock);
+	for (d = fab->doms; d; d = d->watch_next)
+		work += tcp_sockset_serve_hot(&d->data_set);
+	pthread_mutex_unlock(&fab->watch_lock);
+	return work;
 }
 
 void tcp_fabric_watch_join(struct tcp_fabric *fab, struct tcp_domain *d)
@@ -93,48 +148,6 @@ void tcp_fabric_watch_leave(struct tcp_fabric *fab, struct tcp_domain *d)
 	pthread_mutex_unlock(&fab->watch_lock);
 }
 
-/* ---- the flush timer (tcp_prov.h) ---- */
-
-/* How long a kept send may wait for the application's next pass before
- * the CM context sends it. A pass normally takes the batch within
- * microseconds; the timer matters only to an application that makes no
- * further call. Each firing wakes the CM thread, which an application
- * spinning on a busy machine pays for (measured: at 50 us the 8 B
- * message rate halved), so at most one a millisecond. */
-#define TCP_FLUSH_DELAY_NS (1000 * 1000)
-
-void tcp_fabric_flush_arm(struct tcp_fabric *fab)
-{
-	struct itimerspec its = { .it_value.tv_nsec = TCP_FLUSH_DELAY_NS };
-
-	/* acquire: pairs with tcp_fabric_cm_start's release (flush_tfd) */
-	if (!pl_load_acquire(&fab->cm_started))
-		return;
-	/* acq_rel: pairs with the handler's release store of 0 */
-	if (!pl_exchange_acq_rel(&fab->flush_armed, 1))
-		(void)timerfd_settime(fab->flush_tfd, 0, &its, NULL);
-}
-
-static int tcp_fabric_flush_handle(struct tcp_sock_ev *ev, uint32_t events)
-{
-	struct tcp_fabric *fab = pl_container_of(ev, struct tcp_fabric,
-						 flush_ev);
-	struct tcp_domain *d;
-	uint64_t expirations;
-	int work = 0;
-
-	(void)events;
-	if (read(fab->flush_tfd, &expirations, sizeof(expirations)) < 0)
-		return 0;
-	/* release: before the look; a send kept after it arms again */
-	pl_store_release(&fab->flush_armed, 0);
-	pthread_mutex_lock(&fab->watch_lock);
-	for (d = fab->doms; d; d = d->watch_next)
-		work += tcp_sockset_serve_hot(&d->data_set);
-	pthread_mutex_unlock(&fab->watch_lock);
-	return work + 1;
-}
-
 /* ---- the CM context ---- */
 
 int tcp_fabric_cm_start(struct tcp_fabric *fab)
@@ -151,28 +164,12 @@ int tcp_fabric_cm_start(struct tcp_fabric *fab)
 	ret = tcp_sockset_init(&fab->cm_set, "tcp cm", false);
 	if (ret)
 		goto err_ctx;
-	fab->watch_tfd = timerfd_create(CLOCK_MONOTONIC,
-					TFD_NONBLOCK | TFD_CLOEXEC);
-	if (fab->watch_tfd < 0) {
-		ret = -FI_ENOMEM;
+	ret = tcp_cm_timer_open(fab, &fab->watch, tcp_fabric_watch_handle);
+	if (ret)
 		goto err_set;
-	}
-	fab->watch_ev.handle = tcp_fabric_watch_handle;
-	ret = tcp_sockset_add(&fab->cm_set, fab->watch_tfd, &fab->watch_ev,
-			      EPOLLIN);
+	ret = tcp_cm_timer_open(fab, &fab->flush, tcp_fabric_flush_handle);
 	if (ret)
-		goto err_tfd;
-	fab->flush_tfd = timerfd_create(CLOCK_MONOTONIC,
-					TFD_NONBLOCK | TFD_CLOEXEC);
-	if (fab->flush_tfd < 0) {
-		ret = -FI_ENOMEM;
-		goto err_tfd;
-	}
-	fab->flush_ev.handle = tcp_fabric_flush_handle;
-	ret = tcp_sockset_add(&fab->cm_set, fab->flush_tfd, &fab->flush_ev,
-			      EPOLLIN);
-	if (ret)
-		goto err_flush;
+		goto err_watch;
 	ret = pl_progress_source_add(fab->cm_ctx, &fab->cm_set.src);
 	if (ret)
 		goto err_flush;
@@ -182,11 +179,11 @@ int tcp_fabric_cm_start(struct tcp_fabric *fab)
 	goto out;
 
 err_flush:
-	close(fab->flush_tfd);
-	fab->flush_tfd = -1;
-err_tfd:
-	close(fab->watch_tfd);
-	fab->watch_tfd = -1;
+	close(fab->flush.tfd);
+	fab->flush.tfd = -1;
+err_watch:
+	close(fab->watch.tfd);
+	fab->watch.tfd = -1;
 err_set:
 	tcp_sockset_fini(&fab->cm_set);
 err_ctx:
@@ -211,8 +208,8 @@ static int tcp_fabric_close(struct fid *fid)
 		(void)pl_progress_source_remove(fab->cm_ctx, &fab->cm_set.src);
 		(void)pl_progress_ctx_close(fab->cm_ctx);
 		tcp_sockset_fini(&fab->cm_set);
-		close(fab->watch_tfd);
-		close(fab->flush_tfd);
+		close(fab->watch.tfd);
+		close(fab->flush.tfd);
 	}
 	pthread_mutex_destroy(&fab->watch_lock);
 	pthread_mutex_destroy(&fab->cm_lock);
@@ -253,10 +250,12 @@ int tcp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 	pthread_mutex_init(&fab->cm_lock, NULL);
 	pthread_mutex_init(&fab->watch_lock, NULL);
 	fab->cm_set.epfd = -1;
-	fab->watch_tfd = fab->flush_tfd = -1;
+	fab->watch.tfd = fab->flush.tfd = -1;
+	fab->watch.delay_ns = TCP_WATCH_TICK_NS;
+	fab->flush.delay_ns = TCP_FLUSH_DELAY_NS;
 	/* relaxed: no other thread sees the fabric yet */
-	pl_store_relaxed(&fab->watch_armed, 0);
-	pl_store_relaxed(&fab->flush_armed, 0);
+	pl_store_relaxed(&fab->watch.armed, 0);
+	pl_store_relaxed(&fab->flush.armed, 0);
 	pl_fabric_obj_init(&fab->base, attr->api_version, context);
 	fab->base.fabric_fid.fid.ops = &tcp_fabric_fid_ops;
 	fab->base.fabric_fid.ops = &tcp_fabric_ops;

@@ -170,6 +170,18 @@ int tcp_sockset_serve_hot(struct tcp_sockset *set);
 void tcp_sockset_mark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev);
 void tcp_sockset_unmark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev);
 
+/* A one-shot timerfd in the fabric's CM set (tcp_fabric.c): any thread
+ * arms it, its handler runs in the CM context. */
+struct tcp_cm_timer {
+	int tfd;			/* once cm_started */
+	struct tcp_sock_ev ev;
+	long delay_ns;			/* init only */
+	/* 1 while armed: exchanged to 1 (acq_rel) by whoever arms it,
+	 * stored 0 (release) by the handler before it looks at what it
+	 * serves, so that what comes after the look arms it again */
+	pl_atomic_int armed;
+};
+
 struct tcp_fabric {
 	/* first: the engine's fabric object counts its children (domains,
 	 * EQs, wait sets, passive endpoints) for fi_close's -FI_EBUSY */
@@ -180,26 +192,18 @@ struct tcp_fabric {
 	/* set (release) under cm_lock once cm_ctx and cm_set are ready;
 	 * read with acquire by close paths that need to sync with them */
 	pl_atomic_int cm_started;
-	/* The watch timer (tcp_fabric.c): a one-shot timerfd in cm_set,
-	 * armed while a domain's data set is detached, whose handler puts
-	 * back the sockets of sets nobody polls any more, so that a
-	 * hang-up reaches an application that only reads its EQ. */
-	int watch_tfd;			/* once cm_started */
-	struct tcp_sock_ev watch_ev;
-	/* 1 while the timer is armed: exchanged to 1 (acq_rel) by whoever
-	 * arms it, stored 0 (release) by the handler before it looks at
-	 * the sets; the sets' dlock orders a detach against the look */
-	pl_atomic_int watch_armed;
+	/* The watch timer: armed while a domain's data set is detached;
+	 * its handler puts back the sockets of sets nobody polls any more,
+	 * so that a hang-up reaches an application that only reads its EQ.
+	 * The sets' dlock orders a detach against the handler's look. */
+	struct tcp_cm_timer watch;
+	/* The flush timer: armed when an endpoint keeps sends for the next
+	 * pass (coalescing, tcp_ep_tx.c); its handler serves what is still
+	 * kept, so that a send leaves even when the application makes no
+	 * further call. */
+	struct tcp_cm_timer flush;
 	pthread_mutex_t watch_lock;	/* guards doms */
 	struct tcp_domain *doms;	/* the fabric's open domains */
-	/* The flush timer (tcp_fabric.c): a one-shot timerfd in cm_set,
-	 * armed when an endpoint keeps sends for the next pass (coalescing,
-	 * tcp_ep_tx.c); its handler serves what is still kept, so that a
-	 * send leaves even when the application makes no further call.
-	 * flush_armed as watch_armed. */
-	int flush_tfd;			/* once cm_started */
-	struct tcp_sock_ev flush_ev;
-	pl_atomic_int flush_armed;
 };
 
 struct tcp_domain {
