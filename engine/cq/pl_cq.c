@@ -478,10 +478,12 @@ int pl_cq_open(struct fid_domain *d, struct fi_cq_attr *attr,
 	 * progress the domain's thread writes. The owner ops (cq->peer)
 	 * reach only propel's own layered providers (pl_cq_peer), whose
 	 * progress runs inside this domain's, so they write in the same
-	 * serialized calls. */
+	 * serialized calls; unless the provider writes from a thread of
+	 * its own (pl_domain.own_writer_thread). */
 	th = pl_domain_threading(d);
 	cq->serial = th == FI_THREAD_DOMAIN &&
-		     dom->data_progress != FI_PROGRESS_AUTO;
+		     dom->data_progress != FI_PROGRESS_AUTO &&
+		     !dom->own_writer_thread;
 	ret = pl_spillq_init(&cq->q, sizeof(struct pl_cq_ent),
 			     pl_cq_ring_size(attr->size),
 			     cq->serial ? PL_SPILLQ_F_SERIAL : 0);

@@ -43,6 +43,12 @@ struct pl_domain {
 	struct pl_progress_ctx *ctx;	/* init only; owned, closed in fini */
 	enum fi_threading threading;	/* init only */
 	enum fi_progress data_progress;	/* init only */
+	/* init only (set by the provider before its first CQ opens): a
+	 * thread of the provider's own writes completions even under
+	 * manual progress (rxm's connection thread runs endpoints' passes,
+	 * rxm_ep.c), so no CQ of the domain has writers that are all
+	 * serialized with its reader (pl_cq.c) */
+	bool own_writer_thread;
 	uint32_t api_version;		/* init only */
 	int mr_mode;			/* init only: negotiated FI_MR_* bits */
 	size_t mr_iov_limit;		/* init only: domain_attr's, 0 -> 1 */

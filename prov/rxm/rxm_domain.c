@@ -246,6 +246,9 @@ int rxm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 			     rxm_domain_mr_mode(info, version), context);
 	if (ret)
 		goto err_core;
+	/* the fabric's connection thread runs endpoints' passes, which
+	 * write the application's CQs (rxm_ep_bg_poll) */
+	d->base.own_writer_thread = true;
 	d->base.domain_fid.fid.ops = &rxm_domain_fid_ops;
 	d->base.domain_fid.ops = &rxm_domain_ops;
 	d->base.domain_fid.mr = &rxm_domain_mr_ops;

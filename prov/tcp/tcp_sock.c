@@ -69,7 +69,7 @@ int tcp_sock_bind_active(int fd, int family, const struct sockaddr *src)
 	const struct tcp_params *p = tcp_params_get();
 	struct sockaddr_storage ss;
 	size_t len;
-	int port;
+	int port, one = 1;
 
 	memset(&ss, 0, sizeof(ss));
 	if (src) {
@@ -95,6 +95,13 @@ int tcp_sock_bind_active(int fd, int family, const struct sockaddr *src)
 	}
 	if (!src)
 		return 0;
+	/* an address with port 0: the port is chosen at connect(), where
+	 * only the whole 4-tuple must be unique. bind() would pick one no
+	 * other socket holds, TIME_WAIT included: a process that makes and
+	 * ends thousands of connections (rxm) found fewer and fewer, each
+	 * after a longer search. Best effort (Linux 4.2). */
+	(void)setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one,
+			 sizeof(one));
 plain:
 	if (bind(fd, (struct sockaddr *)&ss, (socklen_t)len))
 		return -tcp_sock_errno_to_fi(errno);
