@@ -232,24 +232,41 @@ static int rxm_rma_ack(struct rxm_ep *ep, struct rxm_peer *peer,
 
 /* ---- target ---- */
 
-/* Queue an ack (status 0 or negative; len bytes of result). */
-static void rxm_rma_answer(struct rxm_ep *ep, struct rxm_peer *peer,
-			   uint64_t id, int status, const void *res,
-			   size_t len)
+/* An ack (status 0 or negative; len bytes of result), or NULL. */
+static struct rxm_txb *rxm_rma_ack_new(struct rxm_peer *peer, uint64_t id,
+				       int status, const void *res,
+				       size_t len)
 {
 	struct rxm_txb *b = rxm_ep_txb_new(peer, NULL,
 					   sizeof(struct rxm_hdr) + len);
 
-	if (!b) {
-		/* the initiator would wait for ever: end the connection,
-		 * which fails its requests */
-		rxm_cm_disconnect(&ep->cm, peer->conn, -FI_ENOMEM);
-		return;
-	}
+	if (!b)
+		return NULL;
 	rxm_ep_hdr_fill((struct rxm_hdr *)b->buf, RXM_OP_RMA_ACK, 0,
 			rxm_wire_errno(status), len, 0, 0, id);
 	if (len)
 		memcpy(b->buf + sizeof(struct rxm_hdr), res, len);
+	return b;
+}
+
+/* The initiator would wait for ever: end the connection, which fails
+ * its requests. */
+static void rxm_rma_no_answer(struct rxm_ep *ep, struct rxm_peer *peer)
+{
+	rxm_cm_disconnect(&ep->cm, peer->conn, -FI_ENOMEM);
+}
+
+/* Queue an ack. */
+static void rxm_rma_answer(struct rxm_ep *ep, struct rxm_peer *peer,
+			   uint64_t id, int status, const void *res,
+			   size_t len)
+{
+	struct rxm_txb *b = rxm_rma_ack_new(peer, id, status, res, len);
+
+	if (!b) {
+		rxm_rma_no_answer(ep, peer);
+		return;
+	}
 	rxm_ep_tx_queue(ep, peer, b, b);
 }
 
@@ -312,11 +329,19 @@ static void rxm_rma_read_in(struct rxm_ep *ep, struct rxm_peer *peer,
 		rxm_ep_txb_append(&first, &last, b);
 		at += chunk;
 	}
-	if (first)
-		rxm_ep_tx_queue(ep, peer, first, last);
+	/* the ack rides behind the data in one queueing: the core sends
+	 * them together (rxm_tx_core_send) */
+	b = rxm_rma_ack_new(peer, h->msg_id, 0, NULL, 0);
+	if (!b) {
+		rxm_ep_txb_free_chain(first);
+		rxm_rma_no_answer(ep, peer);
+		return;
+	}
+	rxm_ep_txb_append(&first, &last, b);
+	/* counted before the initiator can learn of it, as before */
 	rdm_rma_event(&ep->rdm, &ep->dom->keymap, rh->key, FI_REMOTE_READ,
 		      false, 0, 0);
-	rxm_rma_answer(ep, peer, h->msg_id, 0, NULL, 0);
+	rxm_ep_tx_queue(ep, peer, first, last);
 }
 
 static void rxm_rma_atomic_in(struct rxm_ep *ep, struct rxm_peer *peer,
