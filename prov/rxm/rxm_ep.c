@@ -122,9 +122,9 @@ static void rxm_ep_transport_close(struct rxm_ep *ep)
 				break;
 			if (err.flags & FI_RECV)
 				rxm_ep_rxb_release(err.op_context);
-			else if (err.flags & FI_READ)
-				rxm_ep_rndv_read_done(ep, err.op_context,
-						      -FI_ECANCELED);
+			else if (err.flags & (FI_READ | FI_WRITE))
+				rxm_ep_core_rma_done(ep, err.op_context,
+						     err.flags, -FI_ECANCELED);
 			else if (err.flags & FI_SEND)
 				rxm_ep_tx_done(ep, err.op_context,
 					       -FI_ECANCELED);
@@ -135,8 +135,9 @@ static void rxm_ep_transport_close(struct rxm_ep *ep)
 		for (i = 0; i < n; i++) {
 			if (e[i].flags & FI_RECV)
 				rxm_ep_rxb_release(e[i].op_context);
-			else if (e[i].flags & FI_READ)
-				rxm_ep_rndv_read_done(ep, e[i].op_context, 0);
+			else if (e[i].flags & (FI_READ | FI_WRITE))
+				rxm_ep_core_rma_done(ep, e[i].op_context,
+						     e[i].flags, 0);
 			else if (e[i].flags & FI_SEND)
 				rxm_ep_tx_done(ep, e[i].op_context, 0);
 		}

@@ -81,9 +81,16 @@ struct rxm_rxb_block {
 	struct rxm_rxb rxb[];
 };
 
+/* What a core read's or write's context is (its first member, so that
+ * rxm_ep_cq_entry tells them apart): 0 for a rendezvous reception or
+ * send (both calloc'd), RXM_CORE_RMA for an RMA the target moves by the
+ * core (struct rxm_rma_xfer). */
+enum rxm_core_kind { RXM_CORE_RNDV = 0, RXM_CORE_RMA = 0x5a };
+
 /* A message handed to the core (trx): eager (all of it copied) or
  * segmented (its segments land in dest once delivered, or are staged). */
 struct rxm_rx {
+	uint8_t core_kind;		/* first: RXM_CORE_RNDV */
 	struct rxm_peer *peer;
 	uint64_t size;			/* the message's bytes */
 	uint64_t got;			/* segments' bytes arrived so far */
@@ -120,6 +127,7 @@ struct rxm_rx {
 /* A rendezvous send waiting for its receiver's RNDV_DONE: the core
  * registrations of the application's buffers it names. */
 struct rxm_rndv_tx {
+	uint8_t core_kind;		/* first: RXM_CORE_RNDV */
 	struct rxm_rndv_tx *next;	/* the peer's */
 	uint64_t msg_id;
 	struct rxm_txop *op;
@@ -143,7 +151,8 @@ struct rxm_rndv_tx {
 };
 
 /* An RMA or atomic request waiting for its target's answers
- * (rxm_ep_rma.c): the peer's are answered in the order they were sent. */
+ * (rxm_ep_rma.c), found by id (answers to requests the target moves by
+ * the core come when their transfer ends, others in order). */
 struct rxm_rma {
 	struct rxm_rma *next;
 	uint64_t id;			/* msg_id of its messages */
@@ -156,6 +165,31 @@ struct rxm_rma {
 	uint64_t got;			/* read: bytes placed */
 	struct iovec iov[RDM_RMA_LOCAL_IOV_MAX];	/* result */
 	size_t iov_count;
+	/* by the core (rxm_ep_rma_core.c): the registrations of our
+	 * buffers that the target reads or writes, closed at the answer */
+	bool core;
+	struct fid_mr *mr[RXM_RNDV_IOV_MAX];
+	size_t nmr;
+};
+
+/* The target's side of an RMA moved by the core (rxm_ep_rma_core.c):
+ * its memory, checked, and the initiator's buffers, as its request
+ * named them; answered once the core's transfer ends. */
+struct rxm_rma_xfer {
+	uint8_t core_kind;		/* first: RXM_CORE_RMA */
+	struct rxm_peer *peer;
+	struct rxm_rma_xfer *peer_next;	/* the peer's in flight */
+	struct rxm_rma_xfer *wait_next;	/* ep->rma_xwait */
+	bool on_wait, posted;
+	bool dead;			/* its connection ended: unanswered */
+	bool answered;			/* the ack is queued */
+	bool write;			/* the initiator writes: we read */
+	struct fid_ep *via;		/* the connection it came on */
+	uint64_t msg_id, key, cq_data, size;
+	bool cq;			/* RXM_F_CQ_DATA */
+	struct iovec local;		/* our memory (rdm_rma_check) */
+	struct fi_rma_iov remote[RXM_RNDV_IOV_MAX];
+	size_t nremote;
 };
 
 /* What the endpoint keeps per peer (the connection's owner_data). */
@@ -168,6 +202,7 @@ struct rxm_peer {
 	struct rxm_rma *rma_head, *rma_tail;	/* waiting for answers */
 	struct rxm_rndv_tx *rndv_tx;	/* rendezvous sends waiting */
 	struct rxm_rx *rndv_rx;		/* rendezvous receptions unfinished */
+	struct rxm_rma_xfer *rma_xfers;	/* RMA we move by the core */
 	size_t rxb_posted;		/* buffers posted on the connection */
 	struct rxm_peer *all_next;	/* every peer of the endpoint */
 };
@@ -203,6 +238,8 @@ struct rxm_ep {
 	 * receiver for its buffers; the writes waiting for room */
 	bool rndv_write;
 	struct rxm_rndv_tx *rndv_wwait;
+	/* RMA the target moves by the core, waiting for room there */
+	struct rxm_rma_xfer *rma_xwait;
 	/* header and payload up to this leave by the core's fi_inject, at
 	 * once, with no core completion to come back (rxm_ep_tx.c); the
 	 * core's inject size, at most RXM_TX_FLAT_MAX */
@@ -335,10 +372,44 @@ int rxm_ep_rma_start(struct rxm_ep *ep, struct rxm_peer *peer,
 /* An RMA message arrived (checked by rxm_proto_check; payload plen
  * bytes after the header): 0, or a protocol error (close). */
 int rxm_ep_rma_arrived(struct rxm_ep *ep, struct rxm_peer *peer,
-		       const struct rxm_hdr *h, const uint8_t *payload,
-		       size_t plen);
+		       struct fid_ep *via, const struct rxm_hdr *h,
+		       const uint8_t *payload, size_t plen);
+/* Close the core registrations of r (by the core) and free it. */
+void rxm_ep_rma_free(struct rxm_rma *r);
+/* An ack with status for the request id (positive errno, 0), to peer. */
+void rxm_ep_rma_answer(struct rxm_ep *ep, struct rxm_peer *peer,
+		       uint64_t id, int status, const void *res, size_t len);
+
+/* rxm_ep_rma_core.c: writes and reads the core moves (rxm_proto.h) */
+/* May m go by the core (rendezvous possible, a size past one buffer,
+ * buffers a request can name)? */
+bool rxm_ep_rma_by_core(const struct rxm_ep *ep, const struct rdm_rma_msg *m,
+			uint64_t size);
+/* The request of m by the core, its registrations kept in r: *b_p, or
+ * -FI_E* (then nothing is kept). */
+int rxm_ep_rma_core_req(struct rxm_ep *ep, struct rxm_peer *peer,
+			const struct rdm_rma_msg *m, struct rxm_rma *r,
+			struct rxm_txb **b_p);
+/* The target's side of a WRITE or READ_REQ with RXM_F_CORE (rma header
+ * in host order, req the rest of the payload): 0, or a protocol error. */
+int rxm_ep_rma_core_in(struct rxm_ep *ep, struct rxm_peer *peer,
+		       struct fid_ep *via, const struct rxm_hdr *h,
+		       const struct rxm_rma_hdr *rh, const uint8_t *req,
+		       size_t rlen);
+/* The core's read or write for x ended. */
+void rxm_ep_rma_core_done(struct rxm_ep *ep, struct rxm_rma_xfer *x,
+			  int status);
+/* Post what waited for room: the work done. */
+int rxm_ep_rma_core_progress(struct rxm_ep *ep);
+/* The peer's connection ended: what waits goes unanswered. */
+void rxm_ep_rma_core_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer);
 /* The peer's connection ended: its requests fail with err. */
 void rxm_ep_rma_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err);
+
+/* rxm_ep_transport.c: a core read's or write's completion (flags:
+ * FI_READ or FI_WRITE), to its owner by the context's kind. */
+void rxm_ep_core_rma_done(struct rxm_ep *ep, void *ctx, uint64_t flags,
+			  int err);
 
 /* Tell core CQ contexts apart: tx buffers and rx buffers both start
  * with a pointer, so the context is tagged by its completion's flags

@@ -9,12 +9,14 @@
  *
  * Initiator. A request copies what it sends into tx buffers (so the
  * application's source buffer is free when the call returns) and waits
- * on its peer's queue (rma_head..rma_tail) for its answers. Answers of
- * one peer come in the order its requests were sent: the connection is
- * one ordered stream each way and the target answers as it reads. So
- * an answer must name the request at the head of the queue; anything
- * else is a protocol error that closes the connection, and the
- * requests still queued fail with the connection (rxm_ep_rma_fail_peer).
+ * on its peer's queue (rma_head..rma_tail) for its answers. A write or
+ * read past one buffer goes by the core instead (rxm_ep_rma_core.c):
+ * its request names our buffers, which stay the application's until
+ * the answer. The target answers emulated requests as it reads them,
+ * and those by the core when their transfer ends, so an answer names
+ * its request by id; one that names none waiting is a protocol error
+ * that closes the connection, and the requests still queued fail with
+ * the connection (rxm_ep_rma_fail_peer).
  *
  * Everything runs inside the core's serialization (rxm_ep.h).
  */
@@ -131,7 +133,7 @@ int rxm_ep_rma_start(struct rxm_ep *ep, struct rxm_peer *peer,
 	struct rxm_txb *first = NULL, *last = NULL;
 	struct rxm_rma *r;
 	uint32_t acks = 1;
-	int ret;
+	int ret = -FI_EAGAIN;
 
 	if (m->iov_count > RDM_RMA_LOCAL_IOV_MAX ||
 	    (m->iov_count && !m->iov))
@@ -140,7 +142,15 @@ int rxm_ep_rma_start(struct rxm_ep *ep, struct rxm_peer *peer,
 	if (!r)
 		return -FI_ENOMEM;
 	r->id = ++ep->next_msg_id;
-	if (m->kind == RDM_RMA_WRITE) {
+	if (m->kind != RDM_RMA_ATOMIC &&
+	    rxm_ep_rma_by_core(ep, m, pl_iov_total(m->iov, m->iov_count))) {
+		/* a registration the core refuses: emulated after all */
+		ret = rxm_ep_rma_core_req(ep, peer, m, r, &first);
+		last = first;
+	}
+	if (ret != -FI_EAGAIN) {
+		/* by the core, or its error */
+	} else if (m->kind == RDM_RMA_WRITE) {
 		ret = rxm_rma_write_chain(ep, peer, m, r->id, &first, &last,
 					  &acks);
 	} else {
@@ -168,27 +178,50 @@ int rxm_ep_rma_start(struct rxm_ep *ep, struct rxm_peer *peer,
 	return 1;	/* rdm_ep_tx_done with the last ack */
 }
 
+void rxm_ep_rma_free(struct rxm_rma *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nmr; i++)
+		(void)fi_close(&r->mr[i]->fid);
+	free(r);
+}
+
 void rxm_ep_rma_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err)
 {
 	struct rxm_rma *r;
 
+	rxm_ep_rma_core_fail_peer(ep, peer);
 	while ((r = peer->rma_head)) {
 		peer->rma_head = r->next;
 		rdm_ep_tx_done(&ep->rdm, r->context, r->status ? r->status :
 								 err);
-		free(r);
+		rxm_ep_rma_free(r);
 	}
 	peer->rma_tail = NULL;
 }
 
 /* ---- initiator: answers ---- */
 
+/* The request waiting for id, and where it is linked. */
+static struct rxm_rma *rxm_rma_find(struct rxm_peer *peer, uint64_t id,
+				    struct rxm_rma **prev_p)
+{
+	struct rxm_rma *r, *prev = NULL;
+
+	for (r = peer->rma_head; r; prev = r, r = r->next)
+		if (r->id == id)
+			break;
+	*prev_p = prev;
+	return r;
+}
+
 static int rxm_rma_read_resp(struct rxm_peer *peer, const struct rxm_hdr *h,
 			     const uint8_t *payload)
 {
-	struct rxm_rma *r = peer->rma_head;
+	struct rxm_rma *prev, *r = rxm_rma_find(peer, h->msg_id, &prev);
 
-	if (!r || r->id != h->msg_id || r->kind != RDM_RMA_READ ||
+	if (!r || r->core || r->kind != RDM_RMA_READ ||
 	    h->tag != r->got || h->size > r->size - r->got)
 		return -FI_EIO;
 	(void)pl_iov_from_buf(r->iov, r->iov_count, r->got, payload,
@@ -200,15 +233,17 @@ static int rxm_rma_read_resp(struct rxm_peer *peer, const struct rxm_hdr *h,
 static int rxm_rma_ack(struct rxm_ep *ep, struct rxm_peer *peer,
 		       const struct rxm_hdr *h, const uint8_t *payload)
 {
-	struct rxm_rma *r = peer->rma_head;
+	struct rxm_rma *prev, *r = rxm_rma_find(peer, h->msg_id, &prev);
 	int status = -(int)h->seg;
 
-	if (!r || r->id != h->msg_id)
+	if (!r)
 		return -FI_EIO;
 	if (!status) {
-		/* what a success must bring: all of a read, a fetch's
-		 * old values, nothing else */
-		if ((r->kind == RDM_RMA_READ && r->got != r->size) ||
+		/* what a success must bring: all of a read (the core's
+		 * transfer placed it before the ack), a fetch's old values,
+		 * nothing else */
+		if ((r->kind == RDM_RMA_READ && !r->core &&
+		     r->got != r->size) ||
 		    (r->kind == RDM_RMA_ATOMIC ? h->size != r->size :
 						 h->size != 0))
 			return -FI_EIO;
@@ -222,11 +257,14 @@ static int rxm_rma_ack(struct rxm_ep *ep, struct rxm_peer *peer,
 		r->status = status;
 	if (--r->acks)
 		return 0;
-	peer->rma_head = r->next;
-	if (!peer->rma_head)
-		peer->rma_tail = NULL;
+	if (prev)
+		prev->next = r->next;
+	else
+		peer->rma_head = r->next;
+	if (peer->rma_tail == r)
+		peer->rma_tail = prev;
 	rdm_ep_tx_done(&ep->rdm, r->context, r->status);
-	free(r);
+	rxm_ep_rma_free(r);
 	return 0;
 }
 
@@ -256,10 +294,8 @@ static void rxm_rma_no_answer(struct rxm_ep *ep, struct rxm_peer *peer)
 	rxm_cm_disconnect(&ep->cm, peer->conn, -FI_ENOMEM);
 }
 
-/* Queue an ack. */
-static void rxm_rma_answer(struct rxm_ep *ep, struct rxm_peer *peer,
-			   uint64_t id, int status, const void *res,
-			   size_t len)
+void rxm_ep_rma_answer(struct rxm_ep *ep, struct rxm_peer *peer,
+		       uint64_t id, int status, const void *res, size_t len)
 {
 	struct rxm_txb *b = rxm_rma_ack_new(peer, id, status, res, len);
 
@@ -289,7 +325,7 @@ static void rxm_rma_write_in(struct rxm_ep *ep, struct rxm_peer *peer,
 				      h->flags & RXM_F_CQ_DATA, h->cq_data,
 				      h->tag);
 	}
-	rxm_rma_answer(ep, peer, h->msg_id, ret, NULL, 0);
+	rxm_ep_rma_answer(ep, peer, h->msg_id, ret, NULL, 0);
 }
 
 static void rxm_rma_read_in(struct rxm_ep *ep, struct rxm_peer *peer,
@@ -306,7 +342,7 @@ static void rxm_rma_read_in(struct rxm_ep *ep, struct rxm_peer *peer,
 	ret = rdm_rma_check(&ep->rdm, &ep->dom->keymap, rh->key, rh->addr,
 			    h->size, FI_REMOTE_READ, &p);
 	if (ret) {
-		rxm_rma_answer(ep, peer, h->msg_id, ret,
+		rxm_ep_rma_answer(ep, peer, h->msg_id, ret,
 			       NULL, 0);
 		return;
 	}
@@ -318,7 +354,7 @@ static void rxm_rma_read_in(struct rxm_ep *ep, struct rxm_peer *peer,
 				   sizeof(struct rxm_hdr) + chunk);
 		if (!b) {
 			rxm_ep_txb_free_chain(first);
-			rxm_rma_answer(ep, peer, h->msg_id, -FI_ENOMEM, NULL,
+			rxm_ep_rma_answer(ep, peer, h->msg_id, -FI_ENOMEM, NULL,
 				       0);
 			return;
 		}
@@ -365,13 +401,13 @@ static void rxm_rma_atomic_in(struct rxm_ep *ep, struct rxm_peer *peer,
 	ret = rdm_rma_atomic(&ep->rdm, &ep->dom->keymap, rh->key, rh->addr,
 			     req, (size_t)h->size, ep->atomic_max, res,
 			     &res_len);
-	rxm_rma_answer(ep, peer, h->msg_id, ret, res,
+	rxm_ep_rma_answer(ep, peer, h->msg_id, ret, res,
 		       ret ? 0 : res_len);
 }
 
 int rxm_ep_rma_arrived(struct rxm_ep *ep, struct rxm_peer *peer,
-		       const struct rxm_hdr *h, const uint8_t *payload,
-		       size_t plen)
+		       struct fid_ep *via, const struct rxm_hdr *h,
+		       const uint8_t *payload, size_t plen)
 {
 	struct rxm_rma_hdr rh;
 
@@ -389,6 +425,9 @@ int rxm_ep_rma_arrived(struct rxm_ep *ep, struct rxm_peer *peer,
 	memcpy(&rh, payload, sizeof(rh));
 	rxm_rma_hdr_swap(&rh);
 	payload += sizeof(rh);
+	if (h->flags & RXM_F_CORE)
+		return rxm_ep_rma_core_in(ep, peer, via, h, &rh, payload,
+					  plen - sizeof(rh));
 	if (h->op == RXM_OP_WRITE)
 		rxm_rma_write_in(ep, peer, h, &rh, payload);
 	else if (h->op == RXM_OP_READ_REQ)

@@ -290,7 +290,7 @@ void rxm_ep_rx_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb, size_t len)
 		return;
 	default:
 		/* RMA and atomics: used up before the buffer goes back */
-		ret = rxm_ep_rma_arrived(ep, rxb->peer, &h,
+		ret = rxm_ep_rma_arrived(ep, rxb->peer, rxb->ep, &h,
 					 rxb->buf + sizeof(h),
 					 len - sizeof(h));
 		if (ret)

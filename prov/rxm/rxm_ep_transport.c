@@ -88,6 +88,17 @@ const struct rxm_cm_ops rxm_ep_cm_ops = {
 
 /* ---- the core CQ ---- */
 
+void rxm_ep_core_rma_done(struct rxm_ep *ep, void *ctx, uint64_t flags,
+			  int err)
+{
+	if (*(const uint8_t *)ctx == RXM_CORE_RMA)
+		rxm_ep_rma_core_done(ep, ctx, err);
+	else if (flags & FI_READ)
+		rxm_ep_rndv_read_done(ep, ctx, err);
+	else
+		rxm_ep_rndv_write_done(ep, ctx, err);
+}
+
 static void rxm_ep_cq_entry(struct rxm_ep *ep, void *ctx, uint64_t flags,
 			    size_t len, int err)
 {
@@ -96,10 +107,8 @@ static void rxm_ep_cq_entry(struct rxm_ep *ep, void *ctx, uint64_t flags,
 			rxm_ep_rx_buf_failed(ep, ctx);
 		else
 			rxm_ep_rx_arrived(ep, ctx, len);
-	} else if (flags & FI_READ) {
-		rxm_ep_rndv_read_done(ep, ctx, err);
-	} else if (flags & FI_WRITE) {
-		rxm_ep_rndv_write_done(ep, ctx, err);
+	} else if (flags & (FI_READ | FI_WRITE)) {
+		rxm_ep_core_rma_done(ep, ctx, flags, err);
 	} else if (flags & FI_SEND) {
 		rxm_ep_tx_done(ep, ctx, err);
 	}
@@ -247,6 +256,8 @@ static int rxm_ep_transport_poll(struct rdm_ep *r, unsigned budget)
 		work += rxm_ep_rndv_progress(ep);
 	if (ep->rndv_wwait)
 		work += rxm_ep_rndv_write_progress(ep);
+	if (ep->rma_xwait)
+		work += rxm_ep_rma_core_progress(ep);
 	if (ep->pend)
 		work += rxm_ep_tx_flush(ep);
 	return work;
@@ -261,7 +272,7 @@ static int rxm_ep_transport_arm(struct rdm_ep *r)
 {
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
 
-	if (ep->pend || ep->rndv_wait || ep->rndv_wwait)
+	if (ep->pend || ep->rndv_wait || ep->rndv_wwait || ep->rma_xwait)
 		return -FI_EAGAIN;	/* sends and reads wait for the core */
 	return 0;
 }

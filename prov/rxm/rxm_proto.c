@@ -40,18 +40,27 @@ static int rxm_proto_check_rma(const struct rxm_hdr *h, size_t len,
 			       const struct rxm_proto_limits *lim)
 {
 	const size_t rh = sizeof(*h) + sizeof(struct rxm_rma_hdr);
+	/* by the core: the initiator's buffers follow (rxm_rndv_req) */
+	const size_t core = rh + offsetof(struct rxm_rndv_req, iov);
 
 	if (len > lim->buf_size)
 		return -FI_EINVAL;
-	if (h->op != RXM_OP_WRITE && h->flags)
+	if (h->op != RXM_OP_WRITE &&
+	    (h->flags & ~(h->op == RXM_OP_READ_REQ ? RXM_F_CORE : 0u)))
 		return -FI_EINVAL;
 	switch (h->op) {
 	case RXM_OP_WRITE:
 		if (h->flags & RXM_F_TAGGED)
 			return -FI_EINVAL;
+		if (h->flags & RXM_F_CORE)
+			return !h->seg && h->size == h->tag &&
+			       (h->flags & RXM_F_LAST) && len >= core ?
+			       0 : -FI_EINVAL;
 		return len >= rh && len - rh == h->size && h->size <= h->tag &&
 		       h->tag <= lim->max_msg_size ? 0 : -FI_EINVAL;
 	case RXM_OP_READ_REQ:
+		if (h->flags & RXM_F_CORE)
+			return !h->seg && len >= core ? 0 : -FI_EINVAL;
 		return len == rh && !h->seg ? 0 : -FI_EINVAL;
 	case RXM_OP_READ_RESP:
 		return !h->seg && len - sizeof(*h) == h->size &&
@@ -93,9 +102,12 @@ int rxm_proto_check(const struct rxm_hdr *h, size_t len,
 	if (h->op < RXM_OP_EAGER || h->op > RXM_OP_MAX ||
 	    (h->flags & ~RXM_F_ALL) || h->size > lim->max_msg_size)
 		return -FI_EINVAL;
-	/* LAST belongs to RMA writes alone, RNDV_WRITE to requests */
+	/* LAST belongs to RMA writes alone, RNDV_WRITE to requests, CORE to
+	 * RMA writes and reads */
 	if (((h->flags & RXM_F_LAST) && h->op != RXM_OP_WRITE) ||
-	    ((h->flags & RXM_F_RNDV_WRITE) && h->op != RXM_OP_RNDV_REQ))
+	    ((h->flags & RXM_F_RNDV_WRITE) && h->op != RXM_OP_RNDV_REQ) ||
+	    ((h->flags & RXM_F_CORE) && h->op != RXM_OP_WRITE &&
+	     h->op != RXM_OP_READ_REQ))
 		return -FI_EINVAL;
 	switch (h->op) {
 	case RXM_OP_EAGER:

@@ -50,6 +50,20 @@
  *              order, then the ack.
  *   atomic     RXM_OP_ATOMIC carries struct rdm_atomic_req (size bytes);
  *              the ack carries the old values (size bytes) of a fetch.
+ * A write or read larger than one buffer's payload moves by the core's
+ * own RMA instead (RXM_F_CORE, when the core reads and writes remote
+ * memory): the initiator registers its buffers with the core (random
+ * keys, as a rendezvous does) and the request carries, after the rma
+ * header, a struct rxm_rndv_req naming them (size: the whole transfer).
+ * The target checks the request against its own registrations as
+ * above, then moves the bytes itself on the connection the request came
+ * on: a write with the core's fi_read from the initiator's buffers into
+ * its memory, a read with the core's fi_write from its memory into the
+ * initiator's buffers; once that completed it answers one ack (its
+ * events first). A write by the core is one message: seg 0, size = tag
+ * = the bytes, RXM_F_LAST, and RXM_F_CQ_DATA as any last chunk.
+ * Answers may then come in another order than the requests: the
+ * initiator finds a request by its msg_id (rxm_ep_rma.c).
  * Byte order: little endian (an atomic's operands: the job's own
  * representation, fi_atomic(3)).
  */
@@ -62,8 +76,8 @@
 
 #include <rdma/fi_errno.h>
 
-#define RXM_PROTO_VERSION	3	/* 2: RMA and atomics; 3: write-based
-					 * rendezvous */
+#define RXM_PROTO_VERSION	4	/* 2: RMA and atomics; 3: write-based
+					 * rendezvous; 4: RMA by the core */
 #define RXM_RNDV_IOV_MAX	4	/* buffers one rendezvous names */
 
 enum rxm_op {
@@ -86,8 +100,10 @@ enum rxm_op {
 #define RXM_F_CQ_DATA	(1u << 1)	/* cq_data goes to the completion */
 #define RXM_F_LAST	(1u << 2)	/* WRITE: the write's last chunk */
 #define RXM_F_RNDV_WRITE (1u << 3)	/* RNDV_REQ: the sender writes */
+#define RXM_F_CORE	(1u << 4)	/* WRITE, READ_REQ: by the core's RMA,
+					 * a struct rxm_rndv_req follows */
 #define RXM_F_ALL	(RXM_F_TAGGED | RXM_F_CQ_DATA | RXM_F_LAST | \
-			 RXM_F_RNDV_WRITE)
+			 RXM_F_RNDV_WRITE | RXM_F_CORE)
 
 /* Operand bytes of one atomic request (fi_atomicvalid's count follows);
  * a request is the 8-byte rdm_atomic_req header and up to twice this. */
@@ -159,12 +175,16 @@ void rxm_rma_hdr_swap(struct rxm_rma_hdr *r);
  * RNDV_FIN: header alone, no flags, seg <= RXM_ACK_ERRNO_MAX; RNDV_CTS:
  * no flags, seg 0, size at least 1, len covers the count and its entries
  * within a buffer (rxm_rndv_check does the rest); WRITE: header, rma header and
- * size bytes within a buffer, size <= tag (the whole write); READ_REQ:
- * header and rma header; READ_RESP: header and size bytes within a
+ * size bytes within a buffer, size <= tag (the whole write), or with
+ * RXM_F_CORE: seg 0, size == tag, RXM_F_LAST, and after the rma header
+ * at least a rendezvous request's count (rxm_rndv_check at the target
+ * does the rest); READ_REQ: header and rma header, or with RXM_F_CORE
+ * as a write by the core (its only flag); READ_RESP: header and size bytes within a
  * buffer, tag + size not wrapping; ATOMIC: header, rma header and size
  * bytes, size <= RXM_ATOMIC_REQ_MAX; RMA_ACK: header and size bytes,
  * size <= RXM_ATOMIC_MAX_BYTES, seg <= RXM_ACK_ERRNO_MAX. Only WRITE
- * takes flags (CQ_DATA, LAST); the others none but the messages'.
+ * takes flags (CQ_DATA, LAST, CORE) and READ_REQ CORE; the others none
+ * but the messages'.
  */
 int rxm_proto_check(const struct rxm_hdr *h, size_t len,
 		    const struct rxm_proto_limits *lim);

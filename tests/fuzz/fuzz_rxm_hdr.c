@@ -10,8 +10,9 @@
  * satisfy the rules rxm_proto.h states, the payload is then read as the
  * endpoint reads it (ASan catches a read past the message), and a
  * rendezvous request (or a CTS: the receiver's buffers) is copied and
- * checked the same way; RMA and atomic
- * messages name exactly the bytes their op carries.
+ * checked the same way, as are the initiator's buffers of an RMA by the
+ * core; other RMA and atomic messages name exactly the bytes their op
+ * carries.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -99,11 +100,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     h.seg <= RXM_ACK_ERRNO_MAX);
 		break;
 	case RXM_OP_WRITE:
+	case RXM_OP_READ_REQ:
+		if (h.flags & RXM_F_CORE) {
+			/* by the core: the initiator's buffers follow, and
+			 * are checked as a rendezvous request's */
+			FUZZ_REQUIRE(!h.seg && plen >=
+				     sizeof(struct rxm_rma_hdr) +
+				     offsetof(struct rxm_rndv_req, iov));
+			FUZZ_REQUIRE(h.op == RXM_OP_READ_REQ ?
+				     h.flags == RXM_F_CORE :
+				     h.size == h.tag &&
+				     (h.flags & RXM_F_LAST) &&
+				     !(h.flags & RXM_F_TAGGED));
+			plen -= sizeof(struct rxm_rma_hdr);
+			memset(&req, 0, sizeof(req));
+			memcpy(&req, msg + sizeof(h) +
+			       sizeof(struct rxm_rma_hdr),
+			       plen < sizeof(req) ? plen : sizeof(req));
+			rxm_rndv_req_swap(&req, req.count);
+			if (!rxm_rndv_check(&req, plen, h.size))
+				FUZZ_REQUIRE(req.count >= 1 &&
+					     req.count <= RXM_RNDV_IOV_MAX);
+			plen += sizeof(struct rxm_rma_hdr);
+			break;
+		}
+		if (h.op == RXM_OP_READ_REQ) {
+			FUZZ_REQUIRE(plen == sizeof(struct rxm_rma_hdr) &&
+				     !h.flags);
+			break;
+		}
 		FUZZ_REQUIRE(plen == sizeof(struct rxm_rma_hdr) + h.size);
 		FUZZ_REQUIRE(h.size <= h.tag && !(h.flags & RXM_F_TAGGED));
-		break;
-	case RXM_OP_READ_REQ:
-		FUZZ_REQUIRE(plen == sizeof(struct rxm_rma_hdr) && !h.flags);
 		break;
 	case RXM_OP_READ_RESP:
 		FUZZ_REQUIRE(plen == h.size && h.tag + h.size >= h.tag &&
@@ -122,6 +149,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_REQUIRE(h.op == RXM_OP_WRITE);
 	if (h.flags & RXM_F_RNDV_WRITE)
 		FUZZ_REQUIRE(h.op == RXM_OP_RNDV_REQ);
+	if (h.flags & RXM_F_CORE)
+		FUZZ_REQUIRE(h.op == RXM_OP_WRITE || h.op == RXM_OP_READ_REQ);
 	/* what the endpoint does next: the payload bytes it was told of */
 	for (i = 0; i < plen; i++)
 		sum ^= msg[sizeof(h) + i];

@@ -38,7 +38,7 @@ put("rxm_cm", "other_version", cm(1, 0, 1, v4)[:4] + b"\x02" +
 
 
 def hdr(op, flags, seg, size, tag=0, data=0, msg_id=0):
-    return struct.pack("<BBHIQQQQ", 3, op, flags, seg, size, tag, data,
+    return struct.pack("<BBHIQQQQ", 4, op, flags, seg, size, tag, data,
                        msg_id)
 
 
@@ -78,3 +78,15 @@ put("rxm_hdr", "rndv_cts", hdr(10, 0, 0, 300, msg_id=13) + req)
 put("rxm_hdr", "rndv_cts_empty", hdr(10, 0, 0, 0, msg_id=13) + req)
 put("rxm_hdr", "rndv_fin", hdr(11, 0, 0, 300, msg_id=13))
 put("rxm_hdr", "rndv_fin_err", hdr(11, 0, 5000, 0, msg_id=13))
+
+# RMA moved by the core (protocol version 4): the initiator's buffers
+# after the rma header
+put("rxm_hdr", "write_core", hdr(5, 16 | 4 | 2, 0, 300, tag=300, data=7,
+                                  msg_id=14) + rh + req)
+put("rxm_hdr", "write_core_not_last", hdr(5, 16, 0, 300, tag=300,
+                                           msg_id=14) + rh + req)
+put("rxm_hdr", "write_core_sum", hdr(5, 16 | 4, 0, 301, tag=301,
+                                      msg_id=14) + rh + req)
+put("rxm_hdr", "read_req_core", hdr(6, 16, 0, 300, msg_id=15) + rh + req)
+put("rxm_hdr", "read_req_core_short", hdr(6, 16, 0, 300, msg_id=15) + rh +
+    req[:4])

@@ -339,6 +339,58 @@ static void test_rma(void **s)
 			 -FI_EINVAL);
 }
 
+/* RMA moved by the core (RXM_F_CORE): the request carries the
+ * initiator's buffers, a rendezvous request's count and entries. */
+static void test_rma_core(void **s)
+{
+	const size_t rh = sizeof(struct rxm_hdr) + sizeof(struct rxm_rma_hdr);
+	const size_t one = rh + offsetof(struct rxm_rndv_req, iov) +
+			   sizeof(struct rxm_rndv_iov);
+	struct rxm_hdr h = hdr(RXM_OP_WRITE, 1ull << 20);
+
+	(void)s;
+	h.tag = h.size;
+	h.flags = RXM_F_CORE | RXM_F_LAST;
+	assert_int_equal(rxm_proto_check(&h, one, &lim), 0);
+	h.flags |= RXM_F_CQ_DATA;
+	assert_int_equal(rxm_proto_check(&h, one, &lim), 0);
+	/* shorter than a count */
+	assert_int_equal(rxm_proto_check(&h, rh + 7, &lim), -FI_EINVAL);
+	h.flags = RXM_F_CORE;	/* one message: always the last */
+	assert_int_equal(rxm_proto_check(&h, one, &lim), -FI_EINVAL);
+	h.flags = RXM_F_CORE | RXM_F_LAST;
+	h.seg = 1;
+	assert_int_equal(rxm_proto_check(&h, one, &lim), -FI_EINVAL);
+	h.seg = 0;
+	h.tag = h.size + 1;	/* the whole write in one */
+	assert_int_equal(rxm_proto_check(&h, one, &lim), -FI_EINVAL);
+	h.tag = h.size;
+	h.size = lim.max_msg_size + 1;
+	h.tag = h.size;
+	assert_int_equal(rxm_proto_check(&h, one, &lim), -FI_EINVAL);
+
+	h = hdr(RXM_OP_READ_REQ, 1ull << 20);
+	h.flags = RXM_F_CORE;
+	assert_int_equal(rxm_proto_check(&h, one, &lim), 0);
+	assert_int_equal(rxm_proto_check(&h, rh, &lim), -FI_EINVAL);
+	h.flags = RXM_F_CORE | RXM_F_LAST;	/* CORE is its only flag */
+	assert_int_equal(rxm_proto_check(&h, one, &lim), -FI_EINVAL);
+	h.flags = RXM_F_CORE | RXM_F_CQ_DATA;
+	assert_int_equal(rxm_proto_check(&h, one, &lim), -FI_EINVAL);
+
+	/* nowhere else */
+	h = hdr(RXM_OP_ATOMIC, 24);
+	h.flags = RXM_F_CORE;
+	assert_int_equal(rxm_proto_check(&h, rh + 24, &lim), -FI_EINVAL);
+	h = hdr(RXM_OP_EAGER, 8);
+	h.flags = RXM_F_CORE;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 8, &lim),
+			 -FI_EINVAL);
+	h = hdr(RXM_OP_RMA_ACK, 0);
+	h.flags = RXM_F_CORE;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_rndv),
 		cmocka_unit_test(test_rndv_write),
 		cmocka_unit_test(test_rma),
+		cmocka_unit_test(test_rma_core),
 		cmocka_unit_test(test_cm),
 	};
 

@@ -10,17 +10,20 @@
  *   rma_virt   FI_MR_VIRT_ADDR | FI_MR_PROV_KEY: virtual addresses and
  *              the provider's keys
  *     each: writes from 0 bytes to several buffers' worth (checked at
- *     B), a read of all of it back, writedata (B's CQ gets the data),
+ *     B; past one buffer they go by the core's own RMA, which the
+ *     target drives, rxm_ep_rma_core.c), a read of all of it back,
+ *     writedata, small and by the core (B's CQ gets the data),
  *     writemsg over two remote buffers, readv into three local pieces,
  *     an inject write then a read that sees it; refusals (unknown key,
- *     out of range, no remote write on a read-only region), each an
- *     error completion at A with B's memory unchanged; atomics (sum,
+ *     out of range, no remote write on a read-only region; small and by
+ *     the core), each an error completion at A with B's memory (and
+ *     A's read buffer) unchanged; atomics (sum,
  *     fetch-sum, compare-swap, a fetching read with no operand, one on
  *     a read-only region refused); B's FI_REMOTE_WRITE counter counts
  *     each write once, whatever its size.
- *   rma_gone   A's read waits for B, which closes without answering: the
- *              read completes in error (the connection's end), nothing
- *              is lost.
+ *   rma_gone   A's reads (one small, one by the core) wait for B, which
+ *              closes without answering: both complete in error (the
+ *              connection's end), nothing is lost or leaked.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +176,18 @@ static void rma_data(struct ep **all, fi_addr_t dest, struct target *t)
 	CHECK_EQ(e.len, 300);
 	CHECK(!memcmp(t->mem + 64, out, 300));
 
+	phase = "writedata past a buffer (by the core): the data at B";
+	fill(out, 40000, 10);
+	POST(all, fi_writedata(a->ep, out, 40000, NULL, 0x5eed, dest,
+			       raddr(t, t->mem, 1000), t->key, out));
+	CHECK_EQ(done(all, out, FI_RMA | FI_WRITE), 0);
+	writes++;
+	CHECK_EQ(wait_one(all, 2, b->cq, &e, &err, NULL), 1);
+	CHECK_EQ(e.flags, FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA);
+	CHECK_EQ(e.data, 0x5eed);
+	CHECK_EQ(e.len, 40000);
+	CHECK(!memcmp(t->mem + 1000, out, 40000));
+
 	phase = "writemsg over two remote buffers";
 	{
 		struct iovec iov[2] = { { out, 30 }, { out + 30, 70 } };
@@ -249,6 +264,40 @@ static void rma_refusals(struct ep **all, fi_addr_t dest, struct target *t)
 	CHECK(!memcmp(copy, t->mem, TGT));
 	for (size_t i = 0; i < 4096; i++)
 		CHECK_EQ(t->ro[i], 0);
+	/* past one buffer a write or read goes by the core's own RMA
+	 * (rxm_ep_rma_core.c): the target refuses it the same way, before
+	 * a byte moves */
+	{
+		uint8_t *big = calloc(1, TGT);
+
+		CHECK(big);
+		phase = "refused by the core path: unknown key";
+		POST(all, fi_write(a->ep, big, TGT, NULL, dest,
+				   raddr(t, t->mem, 0),
+				   t->key + t->ro_key + 1000, big));
+		CHECK_EQ(done(all, big, 0), FI_EKEYREJECTED);
+		POST(all, fi_read(a->ep, big, TGT, NULL, dest,
+				  raddr(t, t->mem, 0),
+				  t->key + t->ro_key + 1000, big));
+		CHECK_EQ(done(all, big, 0), FI_EKEYREJECTED);
+		phase = "refused by the core path: past the registration";
+		POST(all, fi_write(a->ep, big, 20000, NULL, dest,
+				   raddr(t, t->mem, TGT - 19999), t->key,
+				   big));
+		CHECK_EQ(done(all, big, 0), FI_EACCES);
+		POST(all, fi_read(a->ep, big, 20000, NULL, dest,
+				  raddr(t, t->mem, TGT - 19999), t->key,
+				  big));
+		CHECK_EQ(done(all, big, 0), FI_EACCES);
+		phase = "refused by the core path: read-only region";
+		POST(all, fi_write(a->ep, big, 20000, NULL, dest,
+				   raddr(t, t->ro, 0), t->ro_key, big));
+		CHECK_EQ(done(all, big, 0), FI_EACCES);
+		for (size_t i = 0; i < TGT; i++)
+			CHECK_EQ(big[i], 0);	/* no read landed */
+		free(big);
+		CHECK(!memcmp(copy, t->mem, TGT));
+	}
 	phase = "a read of the read-only region is fine";
 	POST(all, fi_read(a->ep, in, 8, NULL, dest, raddr(t, t->ro, 0),
 			  t->ro_key, in));
@@ -332,22 +381,26 @@ static int scn_rma(bool virt)
 static int scn_gone(void)
 {
 	struct ep a, b, *all[2] = { &a, &b }, *only_a[2] = { &a, &a };
-	uint8_t in[64];
+	uint8_t in[64], *big = malloc(TGT);
 	struct target t = { .virt = false };
 	fi_addr_t b_at_a;
 
+	CHECK(big);
 	ep_open_caps(&a, FI_RMA, 0);
 	ep_open_with(&b, FI_RMA | FI_RMA_EVENT, 0, target_open, &t);
 	b_at_a = insert(&a, &b);
 	phase = "a first read connects";
 	POST(all, fi_read(a.ep, in, 8, NULL, b_at_a, 0, t.key, in));
 	CHECK_EQ(done(all, in, FI_RMA | FI_READ), 0);
-	phase = "a read B never answers: B closes";
+	phase = "reads B never answers (one by the core): B closes";
 	POST(all, fi_read(a.ep, in, 8, NULL, b_at_a, 0, t.key, in + 1));
+	POST(all, fi_read(a.ep, big, TGT, NULL, b_at_a, 0, t.key, big));
 	target_close(&t);
 	ep_close(&b);
 	CHECK(done(only_a, in + 1, 0) != 0);
+	CHECK(done(only_a, big, 0) != 0);
 	ep_close(&a);
+	free(big);
 	return 0;
 }
 
