@@ -253,7 +253,7 @@ static void mt_lane_open(struct bf_side *side, struct mt_lane *l)
 	hints = bf_hints(&o);
 	if (!hints)
 		mt_die("fi_allocinfo", -FI_ENOMEM);
-	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &l->info);
+	ret = bf_getinfo(&o, hints, &l->info);
 	fi_freeinfo(hints);
 	if (ret)
 		mt_die("fi_getinfo (FI_THREAD_DOMAIN)", ret);

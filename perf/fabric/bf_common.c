@@ -102,6 +102,20 @@ struct fi_info *bf_hints(const struct bf_opts *opts)
 	return hints;
 }
 
+int bf_getinfo(const struct bf_opts *opts, struct fi_info *hints,
+	       struct fi_info **info_p)
+{
+	/* a provider over sockets serves every interface: the benchmark
+	 * keeps to loopback (the first interface would be the machine's
+	 * own address), on both libraries alike */
+	if (opts->prov && strstr(opts->prov, "tcp")) {
+		hints->addr_format = FI_SOCKADDR_IN;
+		return fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL,
+				  FI_SOURCE, hints, info_p);
+	}
+	return fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, info_p);
+}
+
 int bf_probe(const struct bf_opts *opts)
 {
 	struct fi_info *hints = bf_hints(opts), *info = NULL;
@@ -109,7 +123,7 @@ int bf_probe(const struct bf_opts *opts)
 
 	if (!hints)
 		return -FI_ENOMEM;
-	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info);
+	ret = bf_getinfo(opts, hints, &info);
 	fi_freeinfo(hints);
 	if (!ret)
 		fi_freeinfo(info);
@@ -136,7 +150,7 @@ void bf_side_open(struct bf_side *side)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	side->t_getinfo_ns = (uint64_t)now.tv_sec * 1000000000u +
 			     (uint64_t)now.tv_nsec;
-	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &side->info);
+	ret = bf_getinfo(opts, hints, &side->info);
 	fi_freeinfo(hints);
 	if (ret)
 		bf_die(side, "fi_getinfo", ret);

@@ -91,6 +91,10 @@ void bf_barrier(struct bf_side *side);
  * and fi_getinfo with them: 0, or the negative error (-FI_ENODATA when
  * this library cannot offer what opts ask for). */
 struct fi_info *bf_hints(const struct bf_opts *opts);
+/* fi_getinfo for the benchmark: a provider over sockets (tcp, and rxm
+ * over it) on 127.0.0.1, any other as it comes. */
+int bf_getinfo(const struct bf_opts *opts, struct fi_info *hints,
+	       struct fi_info **info_p);
 int bf_probe(const struct bf_opts *opts);
 
 /* One side's resources without bf_run_pair: open (fi_getinfo through an

@@ -46,7 +46,10 @@
 #define TCP_TX_GATHER	128	/* iovecs per sendmsg */
 #define TCP_TX_COPY_MAX	256	/* gathers this small leave by one send() */
 #define TCP_TX_COALESCE_BYTES	65536	/* a kept batch leaves past this */
-#define TCP_TX_COALESCE_MSG	4096	/* larger sends never wait */
+#define TCP_TX_COALESCE_MSG	16384	/* larger sends never wait: at 4096
+					 * rxm's 4 KiB messages (header and
+					 * payload, 4136 B) left one system call
+					 * each, 1.3 GB/s against 3.6 */
 #define TCP_ID_INDEX	0xffffu
 
 int tcp_ep_tx_init(struct tcp_ep *ep)
