@@ -57,6 +57,9 @@ struct rxm_txb {
 	struct rxm_peer *peer;
 	struct rxm_txop *op;
 	size_t len;			/* bytes of buf to send */
+	/* an FI_DELIVERY_COMPLETE send's: the core completes it once the
+	 * peer's core placed it in one of our receive buffers there */
+	bool delivery;
 	uint8_t buf[];			/* struct rxm_hdr + payload */
 };
 

@@ -66,6 +66,7 @@ struct rxm_txb *rxm_ep_txb_new(struct rxm_peer *peer, struct rxm_txop *op,
 	b->peer = peer;
 	b->op = op;
 	b->len = len;
+	b->delivery = false;
 	return b;
 }
 
@@ -150,6 +151,7 @@ int rxm_ep_tx_send(struct rxm_ep *ep, struct rxm_peer *peer,
 		rxm_ep_msg_hdr((struct rxm_hdr *)b->buf,
 			   nseg > 1 ? RXM_OP_SAR : RXM_OP_EAGER, msg, size,
 			   i, msg_id);
+		b->delivery = (msg->flags & RDM_TX_DELIVERY) != 0;
 		(void)pl_iov_to_buf(msg->iov, msg->iov_count, &cur, &off,
 				    b->buf + sizeof(struct rxm_hdr), chunk);
 		rxm_ep_txb_append(&first, &last, b);
@@ -169,15 +171,18 @@ err:
  * core that gathers (tcp) writes the run in one system call at its last
  * buffer, so a read's data and its ack, or a message's segments, leave
  * together and the peer reads them together; the reply to a read took
- * two sends and two reads, 4 us of a 10 us fi_read. */
+ * two sends and two reads, 4 us of a 10 us fi_read. A buffer of an
+ * FI_DELIVERY_COMPLETE send asks the core for the same. */
 static ssize_t rxm_tx_core_send(struct fid_ep *msg_ep, struct rxm_txb *b)
 {
 	struct iovec iov = { .iov_base = b->buf, .iov_len = b->len };
 	struct fi_msg m = { .msg_iov = &iov, .iov_count = 1, .context = b };
+	uint64_t flags = (b->next ? FI_MORE : 0) |
+			 (b->delivery ? FI_DELIVERY_COMPLETE : 0);
 
-	if (!b->next)
+	if (!flags)
 		return fi_send(msg_ep, b->buf, b->len, NULL, 0, b);
-	return fi_sendmsg(msg_ep, &m, FI_COMPLETION | FI_MORE);
+	return fi_sendmsg(msg_ep, &m, FI_COMPLETION | flags);
 }
 
 /* Push one peer's queue; false when the core is full (try later). */
