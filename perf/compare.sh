@@ -12,13 +12,17 @@
 # --prov tcp runs the FI_EP_MSG benchmarks (-e msg, over 127.0.0.1) and
 # the plain-socket floor beside them (perf/tcp/bench_tcp_floor).
 # --prov rxm runs the RDM benchmarks on 'tcp;ofi_rxm' (latency, bandwidth
-# and message rate, the 2-thread FI_THREAD_SAFE rate, RMA).
+# and message rate, the 2-thread FI_THREAD_SAFE rate, RMA), then once
+# connections on demand at scale (bench_fabric_conn): 300 peers in 30
+# processes on both libraries (rate and memory per peer side by side),
+# and 10,000 peers in 10 processes on propel alone (the reference's
+# helpers die with 40 endpoints each, prov/rxm/docs/provider.md).
 #
 # Installs what it needs and builds propel first (scripts/install-deps.sh,
 # scripts/build.sh). Numbers are for reading, never for passing a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-reps=3 prov=shm out=perf/results build=build quick=0
+reps=3 prov=shm out=perf/results build=build quick=0 scale=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) quick=1 ;;
@@ -74,6 +78,10 @@ elif [ "$prov" = rxm ]; then
 		"mt_rate|$bin/bench_fabric_mt_rate|-p $rxm -T 2 -i 16384 $few|0"
 		"rma|$bin/bench_fabric_rma|-p $rxm $rma_args|1"
 	)
+	scale=(
+		"both|$bin/bench_fabric_conn|-p $rxm -P 300 -T 30"
+		"propel|$bin/bench_fabric_conn|-p $rxm -P 10000 -T 10"
+	)
 	floors=()
 else
 	benches=(
@@ -114,6 +122,15 @@ for entry in "${benches[@]}"; do
 		run_one reference "$name" "$binary" "$args" "$rep" "$pin"
 		run_one propel "$name" "$binary" "$args" "$rep" "$pin"
 	done
+done
+
+# once each (a run opens its peers' connections; its sockets then hold
+# ports in TIME_WAIT for a minute): who|binary|args
+for entry in "${scale[@]}"; do
+	IFS='|' read -r who binary args <<<"$entry"
+	echo "== scale: $args (once)" >&2
+	[ "$who" = both ] && run_one reference conn "$binary" "$args" 1 0
+	run_one propel conn "$binary" "$args" 1 0
 done
 
 for rep in $(seq 1 "$reps"); do

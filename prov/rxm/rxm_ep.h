@@ -25,7 +25,9 @@
 #ifndef PROPEL_RXM_EP_H
 #define PROPEL_RXM_EP_H
 
+#include <assert.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rdma/fi_endpoint.h>
@@ -56,12 +58,15 @@ struct rxm_txb {
 	struct rxm_txb *next;		/* the peer's queue */
 	struct rxm_peer *peer;
 	struct rxm_txop *op;
-	size_t len;			/* bytes of buf to send */
 	/* an FI_DELIVERY_COMPLETE send's: the core completes it once the
 	 * peer's core placed it in one of our receive buffers there */
 	bool delivery;
-	uint8_t buf[];			/* struct rxm_hdr + payload */
+	size_t len;			/* bytes of buf to send */
+	uint8_t buf[];			/* struct rxm_hdr + payload: 8-byte
+					 * aligned (the header's fields) */
 };
+static_assert(offsetof(struct rxm_txb, buf) % 8 == 0,
+	      "rxm_txb.buf holds an aligned struct rxm_hdr");
 
 /* A posted receive buffer of a connection. */
 struct rxm_rxb {
