@@ -393,8 +393,9 @@ void rxm_ep_rma_answer(struct rxm_ep *ep, struct rxm_peer *peer,
  * buffers a request can name)? */
 bool rxm_ep_rma_by_core(const struct rxm_ep *ep, const struct rdm_rma_msg *m,
 			uint64_t size);
-/* The request of m by the core, its registrations kept in r: *b_p, or
- * -FI_E* (then nothing is kept). */
+/* The request of m by the core, its registrations kept in r: 0 and *b_p;
+ * -FI_EAGAIN when the core refused a registration (send it emulated), or
+ * another -FI_E*; on error nothing is kept. */
 int rxm_ep_rma_core_req(struct rxm_ep *ep, struct rxm_peer *peer,
 			const struct rdm_rma_msg *m, struct rxm_rma *r,
 			struct rxm_txb **b_p);

@@ -133,7 +133,7 @@ int rxm_ep_rma_start(struct rxm_ep *ep, struct rxm_peer *peer,
 	struct rxm_txb *first = NULL, *last = NULL;
 	struct rxm_rma *r;
 	uint32_t acks = 1;
-	int ret = -FI_EAGAIN;
+	int ret = -FI_EAGAIN;	/* emulated unless the core takes it */
 
 	if (m->iov_count > RDM_RMA_LOCAL_IOV_MAX ||
 	    (m->iov_count && !m->iov))
@@ -144,16 +144,14 @@ int rxm_ep_rma_start(struct rxm_ep *ep, struct rxm_peer *peer,
 	r->id = ++ep->next_msg_id;
 	if (m->kind != RDM_RMA_ATOMIC &&
 	    rxm_ep_rma_by_core(ep, m, pl_iov_total(m->iov, m->iov_count))) {
-		/* a registration the core refuses: emulated after all */
+		/* -FI_EAGAIN: a registration the core refused */
 		ret = rxm_ep_rma_core_req(ep, peer, m, r, &first);
 		last = first;
 	}
-	if (ret != -FI_EAGAIN) {
-		/* by the core, or its error */
-	} else if (m->kind == RDM_RMA_WRITE) {
+	if (ret == -FI_EAGAIN && m->kind == RDM_RMA_WRITE) {
 		ret = rxm_rma_write_chain(ep, peer, m, r->id, &first, &last,
 					  &acks);
-	} else {
+	} else if (ret == -FI_EAGAIN) {
 		ret = rxm_rma_req(ep, peer, m, r->id, &first);
 		last = first;
 	}

@@ -68,6 +68,7 @@ int rxm_ep_rma_core_req(struct rxm_ep *ep, struct rxm_peer *peer,
 	struct rxm_rma_hdr rh;
 	struct rxm_txb *b;
 	size_t i, plen;
+	int ret = -FI_EAGAIN;
 
 	if (size > ep->lim.max_msg_size)
 		return -FI_EMSGSIZE;
@@ -77,17 +78,15 @@ int rxm_ep_rma_core_req(struct rxm_ep *ep, struct rxm_peer *peer,
 			continue;
 		if (rxm_ep_rndv_reg(ep, &m->iov[i], access, &r->mr[r->nmr],
 				    &req.iov[r->nmr]))
-			goto emulate;
+			goto undo;	/* -FI_EAGAIN: emulated after all */
 		r->nmr++;
 	}
 	req.count = htole32((uint32_t)r->nmr);
 	plen = r->nmr * sizeof(req.iov[0]);
 	b = rxm_ep_txb_new(peer, NULL, hlen + plen);
 	if (!b) {
-		for (i = 0; i < r->nmr; i++)
-			(void)fi_close(&r->mr[i]->fid);
-		r->nmr = 0;
-		return -FI_ENOMEM;
+		ret = -FI_ENOMEM;
+		goto undo;
 	}
 	rxm_ep_hdr_fill((struct rxm_hdr *)b->buf,
 			m->kind == RDM_RMA_WRITE ? RXM_OP_WRITE :
@@ -105,10 +104,10 @@ int rxm_ep_rma_core_req(struct rxm_ep *ep, struct rxm_peer *peer,
 	*b_p = b;
 	return 0;
 
-emulate:
+undo:
 	while (r->nmr)
 		(void)fi_close(&r->mr[--r->nmr]->fid);
-	return -FI_EAGAIN;
+	return ret;
 }
 
 /* ---- target ---- */

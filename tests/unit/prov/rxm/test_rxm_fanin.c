@@ -248,14 +248,9 @@ static bool fd_limit(rlim_t want)
 	CHECK_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	if (rl.rlim_cur >= want)
 		return true;
-	if (rl.rlim_max < want) {
-		rl.rlim_max = want;	/* root may raise its hard limit */
-		if (!setrlimit(RLIMIT_NOFILE, &(struct rlimit){ want, want }))
-			return true;
-		CHECK_EQ(getrlimit(RLIMIT_NOFILE, &rl), 0);
-		if (rl.rlim_max < want)
-			return false;
-	}
+	/* root may raise its hard limit too; others only up to it */
+	if (rl.rlim_max < want)
+		rl.rlim_max = want;
 	rl.rlim_cur = want;
 	return !setrlimit(RLIMIT_NOFILE, &rl);
 }
