@@ -11,6 +11,8 @@
 #include "rdm_ep.h"
 #include "rdm_rma.h"
 #include "rdm_ep_mrecv.h"
+#include "rdm_srx.h"
+#include "rdm_stx.h"
 
 int rdm_ep_init(struct rdm_ep *ep, struct fid_domain *domain,
 		struct fi_info *info, const struct rdm_ep_attr *attr,
@@ -43,6 +45,8 @@ int rdm_ep_init(struct rdm_ep *ep, struct fid_domain *domain,
 	ret = pl_match_init(&ep->match, &mattr);
 	if (ret)
 		goto err_lock;
+	ep->matchp = &ep->match;
+	ep->mrecvp = &ep->mrecv;
 	ret = rdm_ep_txe_init(ep, attr->tx_size);
 	if (ret)
 		goto err_match;
@@ -73,25 +77,36 @@ int rdm_ep_enable(struct rdm_ep *ep)
 	ret = pl_ep_enable(&ep->base);
 	if (ret)
 		return ret;
-	/* the transport is not up yet: no other thread reaches match */
-	pl_match_set_min_multi_recv(&ep->match, ep->base.min_multi_recv);
+	/* the transport is not up yet: no other thread reaches match (a
+	 * shared receive context keeps its own option) */
+	if (!ep->srx)
+		pl_match_set_min_multi_recv(&ep->match,
+					    ep->base.min_multi_recv);
 	return 0;
 }
 
 void rdm_ep_close_rx(struct rdm_ep *ep)
 {
-	struct pl_match_unexp *ux;
+	struct pl_match_unexp *ux, *next;
 	int k;
 
+	/* no post on the shared receive context picks this one any more */
+	if (ep->srx)
+		rdm_srx_unlink_ep(ep->srx, ep);
 	rdm_ep_lock(ep);
 	ep->closing = true;
-	/* unexpected messages still held: their senders complete */
+	/* unexpected messages still held: their senders complete. A
+	 * shared queue keeps other endpoints' messages; this one's leave
+	 * it, since nothing could place them any more. */
 	for (k = 0; k < PL_MATCH_KINDS; k++)
-		for (ux = pl_match_unexp_next(&ep->match, k, NULL); ux;
-		     ux = pl_match_unexp_next(&ep->match, k, ux)) {
+		for (ux = pl_match_unexp_next(ep->matchp, k, NULL); ux;
+		     ux = next) {
+			next = pl_match_unexp_next(ep->matchp, k, ux);
+			if (ux->owner != ep)
+				continue;
 			if (ux->prov)
 				ep->tops->rx_discard(ep, ux->prov);
-			ux->prov = NULL;
+			pl_match_unexp_drop(ep->matchp, ux);
 		}
 	rdm_ep_unlock(ep);
 }
@@ -104,6 +119,11 @@ void rdm_ep_fini(struct rdm_ep *ep)
 	rdm_ep_unlock(ep);
 	pl_match_fini(&ep->match);
 	pl_ep_fini(&ep->base);
+	/* after the last use of the context's lock */
+	if (ep->srx)
+		rdm_srx_put(ep->srx);
+	if (ep->stx)
+		rdm_stx_put(ep->stx);
 	rdm_ep_lock_fini(ep);
 	rdm_ep_rxp_fini(ep);
 	rdm_ep_txe_fini(ep);
@@ -129,11 +149,25 @@ int rdm_ep_setopt(struct rdm_ep *ep, int level, int optname,
 	int ret;
 
 	ret = pl_ep_setopt(&ep->base, level, optname, optval, optlen);
-	if (!ret && optname == FI_OPT_MIN_MULTI_RECV) {
+	if (!ret && optname == FI_OPT_MIN_MULTI_RECV && !ep->srx) {
 		rdm_ep_lock(ep);
 		pl_match_set_min_multi_recv(&ep->match,
 					    ep->base.min_multi_recv);
 		rdm_ep_unlock(ep);
 	}
 	return ret;
+}
+
+int rdm_ep_bind(struct rdm_ep *ep, struct fid *bfid, uint64_t flags)
+{
+	if (!bfid)
+		return -FI_EINVAL;
+	switch (bfid->fclass) {
+	case FI_CLASS_SRX_CTX:
+		return rdm_srx_bind_ep(bfid, ep, flags);
+	case FI_CLASS_STX_CTX:
+		return rdm_stx_bind_ep(bfid, ep, flags);
+	default:
+		return pl_ep_bind(&ep->base, bfid, flags);
+	}
 }

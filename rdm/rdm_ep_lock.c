@@ -17,6 +17,7 @@ int rdm_ep_lock_init(struct rdm_ep *ep, struct fid_domain *domain,
 	struct pl_progress_ctx *ctx = pl_domain_progress(domain);
 	int ret;
 
+	ep->lockp = &ep->lock;
 	if (always) {
 		/* a thread of the transport's own tries the mutex too: no
 		 * other strategy excludes it */
@@ -45,7 +46,7 @@ void rdm_ep_lock_fini(struct rdm_ep *ep)
 
 bool rdm_ep_lock_try(struct rdm_ep *ep)
 {
-	return !ep->locking || !pthread_mutex_trylock(&ep->lock);
+	return !ep->locking || !pthread_mutex_trylock(ep->lockp);
 }
 
 void rdm_ep_lock_untry(struct rdm_ep *ep)
@@ -53,6 +54,6 @@ void rdm_ep_lock_untry(struct rdm_ep *ep)
 	if (ep->locking) {
 		/* relaxed: a hint, see rdm_ep_progress.c */
 		pl_store_relaxed(&ep->dirty, 1u);
-		pthread_mutex_unlock(&ep->lock);
+		pthread_mutex_unlock(ep->lockp);
 	}
 }

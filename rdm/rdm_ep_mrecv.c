@@ -15,7 +15,7 @@ struct rdm_ep_mrecv *rdm_ep_mrecv_find(struct rdm_ep *ep,
 {
 	struct rdm_ep_mrecv *m;
 
-	for (m = ep->mrecv; m; m = m->next)
+	for (m = *ep->mrecvp; m; m = m->next)
 		if (m->mrx == mrx)
 			return m;
 	return NULL;
@@ -29,8 +29,8 @@ static struct rdm_ep_mrecv *rdm_ep_mrecv_new(struct rdm_ep *ep,
 	if (!m)
 		return NULL;
 	m->mrx = mrx;
-	m->next = ep->mrecv;
-	ep->mrecv = m;
+	m->next = *ep->mrecvp;
+	*ep->mrecvp = m;
 	return m;
 }
 
@@ -38,7 +38,7 @@ void rdm_ep_mrecv_free(struct rdm_ep *ep, struct rdm_ep_mrecv *m)
 {
 	struct rdm_ep_mrecv **pp;
 
-	for (pp = &ep->mrecv; *pp; pp = &(*pp)->next)
+	for (pp = ep->mrecvp; *pp; pp = &(*pp)->next)
 		if (*pp == m) {
 			*pp = m->next;
 			free(m);
@@ -89,12 +89,18 @@ void rdm_ep_mrecv_settle(struct rdm_ep *ep, struct rdm_ep_rxp *p,
 	p->mrecv = NULL;
 }
 
-void rdm_ep_mrecv_fini(struct rdm_ep *ep)
+void rdm_ep_mrecv_free_list(struct rdm_ep_mrecv **list)
 {
 	struct rdm_ep_mrecv *m;
 
-	while ((m = ep->mrecv)) {
-		ep->mrecv = m->next;
+	while ((m = *list)) {
+		*list = m->next;
 		free(m);
 	}
+}
+
+void rdm_ep_mrecv_fini(struct rdm_ep *ep)
+{
+	/* its own list only: a shared receive context frees its own */
+	rdm_ep_mrecv_free_list(&ep->mrecv);
 }

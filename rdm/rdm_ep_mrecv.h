@@ -36,7 +36,9 @@ void rdm_ep_mrecv_place(struct rdm_ep *ep, struct pl_match_rx *mrx,
  * tracker's pending placements. Sets FI_MULTI_RECV on the last one. */
 void rdm_ep_mrecv_settle(struct rdm_ep *ep, struct rdm_ep_rxp *p,
 			 bool counted);
-/* Close: free every tracker. */
+/* Close: free every tracker of the endpoint's own queue. */
 void rdm_ep_mrecv_fini(struct rdm_ep *ep);
+/* Free every tracker of a list (a shared receive context's, at close). */
+void rdm_ep_mrecv_free_list(struct rdm_ep_mrecv **list);
 
 #endif /* PROPEL_RDM_EP_MRECV_H */

@@ -56,7 +56,7 @@ static PL_NOINLINE int rdm_ep_progress_poll_slow(struct rdm_ep_source *s,
 	if (ep->locking) {
 		/* relaxed: see rdm_ep_progress_skip */
 		pl_store_relaxed(&ep->dirty, ep->tops->idle(ep) ? 0u : 1u);
-		pthread_mutex_unlock(&ep->lock);
+		pthread_mutex_unlock(ep->lockp);
 	}
 	if (armed)
 		pl_progress_ctx_kick(s->ctx);

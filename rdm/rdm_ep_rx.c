@@ -33,11 +33,19 @@ static fi_addr_t rdm_ep_rx_src(struct rdm_ep *ep, const void *src)
 	return ep->tops->rx_src(ep, src);
 }
 
+/* The endpoint a queued message arrived at: the queue may be a shared
+ * receive context's, which holds messages of several. */
+static struct rdm_ep *rdm_ep_rx_owner(const struct pl_match_unexp *ux)
+{
+	return ux->owner;
+}
+
 static fi_addr_t rdm_ep_rx_ux_src(void *arg, const struct pl_match_unexp *ux)
 {
-	struct rdm_ep *ep = arg;
+	struct rdm_ep *own = rdm_ep_rx_owner(ux);
 
-	return rdm_ep_rx_src(ep, ep->tops->rx_src_of(ep, ux->prov));
+	(void)arg;
+	return rdm_ep_rx_src(own, own->tops->rx_src_of(own, ux->prov));
 }
 
 /* Messages queued before their sender was in the AV take its address
@@ -49,14 +57,14 @@ static void rdm_ep_rx_ux_refresh(struct rdm_ep *ep)
 
 	if (!ep->base.av ||
 	    !(ep->base.caps & (FI_SOURCE | FI_DIRECTED_RECV)) ||
-	    (!pl_match_unexp_count(&ep->match, PL_MATCH_MSG) &&
-	     !pl_match_unexp_count(&ep->match, PL_MATCH_TAGGED)))
+	    (!pl_match_unexp_count(ep->matchp, PL_MATCH_MSG) &&
+	     !pl_match_unexp_count(ep->matchp, PL_MATCH_TAGGED)))
 		return;
 	gen = pl_av_insert_gen(ep->base.av);
 	if (gen && gen == ep->ux_av_gen)
 		return;
 	ep->ux_av_gen = gen;
-	pl_match_unexp_resolve(&ep->match, rdm_ep_rx_ux_src, ep);
+	pl_match_unexp_resolve(ep->matchp, rdm_ep_rx_ux_src, ep);
 }
 
 /* Write the completion of one placement. counted: it was among its
@@ -140,7 +148,7 @@ static void rdm_ep_rx_place(struct rdm_ep *ep, enum pl_match_kind kind,
 			ep->tops->rx_discard(ep, trx);
 			if (mrx->flags & FI_MULTI_RECV)
 				rdm_ep_mrecv_place(ep, mrx, res, &p, false);
-			pl_match_done(&ep->match, res);
+			pl_match_done(ep->matchp, res);
 			rdm_ep_rx_settle(ep, &p, false, -FI_ENOMEM, 0);
 			return;
 		}
@@ -152,7 +160,7 @@ static void rdm_ep_rx_place(struct rdm_ep *ep, enum pl_match_kind kind,
 	ret = ep->tops->rx_deliver(ep, trx, slice, n, heap, &len);
 	/* everything the completion needs was copied: the receive entry
 	 * can go now (a multi-recv buffer stays posted) */
-	pl_match_done(&ep->match, res);
+	pl_match_done(ep->matchp, res);
 	if (ret == 1)
 		return;		/* rdm_ep_rx_done follows */
 	if (heap)
@@ -177,7 +185,7 @@ static void rdm_ep_rx_place_inline(struct rdm_ep *ep, enum pl_match_kind kind,
 		rdm_ep_mrecv_place(ep, res->rx, res, &p, false);
 	/* slice holds min(size, room) bytes: what fits */
 	len = pl_iov_from_buf(slice, n, 0, h->data, res->len);
-	pl_match_done(&ep->match, res);
+	pl_match_done(ep->matchp, res);
 	rdm_ep_rx_settle(ep, &p, false, h->size > len ? -FI_ETRUNC : 0, len);
 }
 
@@ -195,7 +203,7 @@ int rdm_ep_rx_inline(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr)
 		.tag = hdr->tag,
 		.size = (size_t)hdr->size,
 	};
-	if (pl_match_take(&ep->match, kind, &h, &res) != PL_MATCH_MATCHED)
+	if (pl_match_take(ep->matchp, kind, &h, &res) != PL_MATCH_MATCHED)
 		return 0;
 	rdm_ep_rx_place_inline(ep, kind, &res, hdr, h.src);
 	return 1;
@@ -247,12 +255,13 @@ void rdm_ep_rx_arrive(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr,
 		.flags = hdr->flags |
 			 ((hdr->flags & RDM_RX_CQ_DATA) ? FI_REMOTE_CQ_DATA : 0),
 		.prov = trx,
+		.owner = ep,
 	};
 	/* refused by rdm_ep_rx_inline in this same pass: nothing posted
 	 * takes it, no need to search again */
 	ret = (hdr->flags & RDM_RX_UNMATCHED) ?
-	      pl_match_queue_unexp(&ep->match, kind, &h, NULL) :
-	      pl_match_arrive(&ep->match, kind, &h, &res, NULL);
+	      pl_match_queue_unexp(ep->matchp, kind, &h, NULL) :
+	      pl_match_arrive(ep->matchp, kind, &h, &res, NULL);
 	if (ret == PL_MATCH_QUEUED)
 		return;		/* unexpected: trx waits in ux->prov */
 	if (ret < 0) {
@@ -263,12 +272,15 @@ void rdm_ep_rx_arrive(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr,
 	rdm_ep_rx_place(ep, kind, &res, hdr, trx, h.src);
 }
 
-/* FI_PEEK: report the header; FI_DISCARD drops the message. */
+/* FI_PEEK: report the header; FI_DISCARD drops the message. The
+ * completion goes to the endpoint the message arrived at (ep is where
+ * the peek was posted: the same one, unless the queue is shared). */
 static void rdm_ep_rx_peek_done(struct rdm_ep *ep, enum pl_match_kind kind,
 				const struct pl_match_recv *r,
 				struct pl_match_result *res)
 {
 	struct pl_match_unexp *ux = res->ux;
+	struct rdm_ep *own = rdm_ep_rx_owner(ux);
 	struct rdm_ep_rxp p = {
 		.context = r->context,
 		.flags = FI_RECV | rdm_ep_rx_kind_flag(kind) |
@@ -277,26 +289,30 @@ static void rdm_ep_rx_peek_done(struct rdm_ep *ep, enum pl_match_kind kind,
 		.size = ux->size,
 		.tag = ux->tag,
 		.data = (ux->flags & FI_REMOTE_CQ_DATA) ? ux->data : 0,
-		.src = (ep->base.caps & FI_SOURCE) ? ux->src : FI_ADDR_NOTAVAIL,
+		.src = (own->base.caps & FI_SOURCE) ? ux->src : FI_ADDR_NOTAVAIL,
 		.probe = true,	/* a probe is no receive: no counter */
 	};
 
 	if (res->discard)
-		ep->tops->rx_discard(ep, ux->prov);
-	pl_match_done(&ep->match, res);
+		own->tops->rx_discard(own, ux->prov);
+	pl_match_done(ep->matchp, res);
 	/* the header only: length of the message, no data moved */
-	rdm_ep_cq_rx(ep, &p, 0, res->discard ? 0 : p.size);
+	rdm_ep_cq_rx(own, &p, 0, res->discard ? 0 : p.size);
 }
 
-/* A matched queued message: placed, or dropped (FI_CLAIM|FI_DISCARD). */
+/* A matched queued message: placed, or dropped (FI_CLAIM|FI_DISCARD),
+ * by the endpoint it arrived at (its transport holds it, its CQ gets
+ * the completion). */
 static void rdm_ep_rx_claimed(struct rdm_ep *ep, enum pl_match_kind kind,
 			      const struct pl_match_recv *r,
 			      struct pl_match_result *res)
 {
 	struct pl_match_rx *mrx;
+	struct rdm_ep *own;
 	struct rdm_rx_hdr h;
 	bool more;
 
+	ep = rdm_ep_rx_owner(res->ux);
 	if (res->discard) {
 		struct rdm_ep_rxp p = {
 			.context = r->context,
@@ -307,7 +323,7 @@ static void rdm_ep_rx_claimed(struct rdm_ep *ep, enum pl_match_kind kind,
 		};
 
 		ep->tops->rx_discard(ep, res->ux->prov);
-		pl_match_done(&ep->match, res);
+		pl_match_done(ep->matchp, res);
 		rdm_ep_cq_rx(ep, &p, 0, 0);
 		return;
 	}
@@ -318,10 +334,11 @@ static void rdm_ep_rx_claimed(struct rdm_ep *ep, enum pl_match_kind kind,
 	rdm_ep_rx_place(ep, kind, res, &h, res->ux->prov, res->ux->src);
 	/* a multi-recv buffer keeps taking queued messages until full */
 	while (more &&
-	       pl_match_rx_pull(&ep->match, mrx, res) == PL_MATCH_MATCHED) {
+	       pl_match_rx_pull(ep->matchp, mrx, res) == PL_MATCH_MATCHED) {
 		more = !res->multi_last;
-		rdm_ep_rx_hdr_of(ep, res->ux, &h);
-		rdm_ep_rx_place(ep, kind, res, &h, res->ux->prov,
+		own = rdm_ep_rx_owner(res->ux);
+		rdm_ep_rx_hdr_of(own, res->ux, &h);
+		rdm_ep_rx_place(own, kind, res, &h, res->ux->prov,
 				res->ux->src);
 	}
 }
@@ -349,7 +366,7 @@ ssize_t rdm_ep_rx_post(struct rdm_ep *ep, enum pl_match_kind kind,
 		goto out;
 	}
 	rdm_ep_rx_ux_refresh(ep);
-	ret = pl_match_post(&ep->match, kind, &r, &res);
+	ret = pl_match_post(ep->matchp, kind, &r, &res);
 	if (ret == -FI_ENOMSG) {
 		rdm_ep_cq_rx_err(ep, r.context,
 				 FI_RECV | rdm_ep_rx_kind_flag(kind),
@@ -371,16 +388,19 @@ out:
 
 ssize_t rdm_ep_rx_cancel(fid_t fid, void *context)
 {
-	struct rdm_ep_mrecv *m = NULL;
-	struct pl_match_rx *mrx;
-	struct rdm_ep *ep;
-	int ret;
-
 	if (!fid || fid->fclass != FI_CLASS_EP)
 		return -FI_EINVAL;
-	ep = rdm_ep_of_fid(fid);
+	return rdm_ep_rx_cancel_on(rdm_ep_of_fid(fid), context);
+}
+
+ssize_t rdm_ep_rx_cancel_on(struct rdm_ep *ep, void *context)
+{
+	struct rdm_ep_mrecv *m = NULL;
+	struct pl_match_rx *mrx;
+	int ret;
+
 	rdm_ep_lock(ep);
-	ret = pl_match_cancel(&ep->match, context, &mrx);
+	ret = pl_match_cancel(ep->matchp, context, &mrx);
 	if (!ret) {
 		uint64_t flags = FI_RECV | rdm_ep_rx_kind_flag(mrx->kind);
 
@@ -397,7 +417,7 @@ ssize_t rdm_ep_rx_cancel(fid_t fid, void *context)
 			}
 		}
 		rdm_ep_cq_rx_err(ep, mrx->context, flags, FI_ECANCELED);
-		pl_match_rx_free(&ep->match, mrx);
+		pl_match_rx_free(ep->matchp, mrx);
 	}
 	rdm_ep_unlock(ep);
 	return ret;
@@ -416,8 +436,8 @@ ssize_t rdm_ep_rx_size_left(struct fid_ep *e)
 	if (!ep->ready) {
 		n = -FI_EOPBADSTATE;
 	} else {
-		posted = pl_match_posted_count(&ep->match, PL_MATCH_MSG) +
-			 pl_match_posted_count(&ep->match, PL_MATCH_TAGGED);
+		posted = pl_match_posted_count(ep->matchp, PL_MATCH_MSG) +
+			 pl_match_posted_count(ep->matchp, PL_MATCH_TAGGED);
 		n = posted < ep->rx_size ? (ssize_t)(ep->rx_size - posted) : 0;
 	}
 	rdm_ep_unlock(ep);

@@ -267,6 +267,7 @@ int pl_match_queue_unexp(struct pl_match *m, enum pl_match_kind kind,
 	ux->data = h->data;
 	ux->flags = h->flags;
 	ux->prov = h->prov;
+	ux->owner = h->owner;
 	if (h->inline_buf && h->inline_len <= PL_MATCH_INLINE_MAX) {
 		memcpy(ux->inline_data, h->inline_buf, h->inline_len);
 		ux->inline_len = h->inline_len;
@@ -536,6 +537,14 @@ int pl_match_cancel(struct pl_match *m, void *context,
 	*rx_p = rx;
 	PL_MATCH_LEAVE(m);
 	return 0;
+}
+
+void pl_match_unexp_drop(struct pl_match *m, struct pl_match_unexp *ux)
+{
+	PL_MATCH_ENTER(m);
+	pl_match_ux_remove(m, ux);
+	__pl_bufpool_free(m->ux_pool, ux);
+	PL_MATCH_LEAVE(m);
 }
 
 struct pl_match_unexp *pl_match_unexp_next(struct pl_match *m,

@@ -80,6 +80,7 @@ struct pl_match_unexp {
 	uint64_t data;			/* remote CQ data */
 	uint64_t flags;			/* FI_REMOTE_CQ_DATA, ... */
 	void *prov;			/* provider handle (rendezvous, ...) */
+	void *owner;			/* who received it (pl_match_hdr) */
 	size_t inline_len;		/* bytes in inline_data, <= size */
 	void *claim_context;		/* FI_PEEK|FI_CLAIM owner, else NULL */
 	bool claimed;
@@ -94,6 +95,9 @@ struct pl_match_hdr {
 	uint64_t data;
 	uint64_t flags;
 	void *prov;			/* kept in the unexpected entry */
+	/* kept too: the endpoint the message arrived at, where one engine
+	 * queues for several (a shared receive context) */
+	void *owner;
 	const void *inline_buf;		/* copied when inline_len <= max */
 	size_t inline_len;
 };
@@ -232,6 +236,10 @@ size_t pl_match_unexp_resolve(struct pl_match *m,
 			      fi_addr_t (*resolve)(void *arg,
 						   const struct pl_match_unexp *ux),
 			      void *arg);
+
+/* Remove one queued unexpected message (its owner leaves a shared
+ * engine) and free its entry; the caller released ux->prov first. */
+void pl_match_unexp_drop(struct pl_match *m, struct pl_match_unexp *ux);
 
 /* Walk unexpected entries (fini-time cleanup): prev NULL for the first. */
 struct pl_match_unexp *pl_match_unexp_next(struct pl_match *m,

@@ -184,15 +184,17 @@ static int pl_hints_match_modes(uint32_t version, const struct fi_info *hints,
 }
 
 static int pl_hints_match_ctx_cnt(const struct fi_info *info, size_t want,
-				  size_t have, size_t max_shared)
+				  size_t *have, size_t max_shared)
 {
 	if (want == FI_SHARED_CONTEXT) {
 		if (!max_shared)
 			PL_REFUSE(info, "no shared contexts\n");
+		/* granted: the endpoint's count says so, as asked */
+		*have = FI_SHARED_CONTEXT;
 		return 0;
 	}
-	if (want > have)
-		PL_REFUSE(info, "%zu contexts above its %zu\n", want, have);
+	if (want > *have)
+		PL_REFUSE(info, "%zu contexts above its %zu\n", want, *have);
 	return 0;
 }
 
@@ -211,9 +213,9 @@ static int pl_hints_match_ep(const struct fi_ep_attr *h, struct fi_info *info)
 	PL_LIMIT(info, h, p, max_order_raw_size);
 	PL_LIMIT(info, h, p, max_order_war_size);
 	PL_LIMIT(info, h, p, max_order_waw_size);
-	if (pl_hints_match_ctx_cnt(info, h->tx_ctx_cnt, p->tx_ctx_cnt,
+	if (pl_hints_match_ctx_cnt(info, h->tx_ctx_cnt, &p->tx_ctx_cnt,
 				   d->max_ep_stx_ctx) ||
-	    pl_hints_match_ctx_cnt(info, h->rx_ctx_cnt, p->rx_ctx_cnt,
+	    pl_hints_match_ctx_cnt(info, h->rx_ctx_cnt, &p->rx_ctx_cnt,
 				   d->max_ep_srx_ctx))
 		return -FI_ENODATA;
 	/* The application's tag layout must fit in the provider's bits; it

@@ -18,6 +18,8 @@
 #include "pl_mr.h"
 #include "pl_poll.h"
 #include "rdm_rma.h"
+#include "rdm_srx.h"
+#include "rdm_stx.h"
 #include "rxm_ep.h"
 #include "rxm_params.h"
 #include "rxm_prov.h"
@@ -147,8 +149,8 @@ static struct fi_ops_domain rxm_domain_ops = {
 	.scalable_ep = pl_fid_nosys_domain_scalable_ep,
 	.cntr_open = pl_cntr_open,
 	.poll_open = pl_poll_open,
-	.stx_ctx = pl_fid_nosys_domain_stx_ctx,
-	.srx_ctx = pl_fid_nosys_domain_srx_ctx,
+	.stx_ctx = rdm_stx_open,
+	.srx_ctx = rdm_srx_open,
 	.query_atomic = rxm_domain_query_atomic,
 	.query_collective = pl_fid_nosys_domain_query_collective,
 	.endpoint2 = pl_fid_nosys_domain_endpoint2,

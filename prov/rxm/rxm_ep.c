@@ -23,7 +23,7 @@
 
 static int rxm_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-	return pl_ep_bind(&RXM_EP_OF_FID(fid)->rdm.base, bfid, flags);
+	return rdm_ep_bind(&RXM_EP_OF_FID(fid)->rdm, bfid, flags);
 }
 
 /* The connection thread's pass (rxm_fabric.cm_ctx), when a connection
@@ -163,8 +163,10 @@ static int rxm_ep_enable(struct rxm_ep *ep)
 	ret = rxm_ep_transport_open(ep);
 	if (ret)
 		goto err;
-	pl_match_set_min_multi_recv(&ep->rdm.match,
-				    ep->rdm.base.min_multi_recv);
+	/* a shared receive context keeps its own option */
+	if (!ep->rdm.srx)
+		pl_match_set_min_multi_recv(&ep->rdm.match,
+					    ep->rdm.base.min_multi_recv);
 	ep->rdm.ready = true;
 	ep->src = (struct rdm_ep_source){
 		.src = {

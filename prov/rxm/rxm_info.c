@@ -116,8 +116,9 @@ int rxm_info_get(uint32_t version, const char *node, const char *service,
 	i->domain_attr->cq_data_size = 8;
 	i->domain_attr->max_ep_tx_ctx = 1;
 	i->domain_attr->max_ep_rx_ctx = 1;
-	i->domain_attr->max_ep_stx_ctx = 0;
-	i->domain_attr->max_ep_srx_ctx = 0;
+	/* the RDM core's shared contexts (rdm_srx.h, rdm_stx.h) */
+	i->domain_attr->max_ep_stx_ctx = 1;
+	i->domain_attr->max_ep_srx_ctx = 1;
 	i->domain_attr->caps = RXM_DOM_CAPS;
 	i->domain_attr->mode = 0;
 	*info_p = i;

@@ -98,6 +98,9 @@ static void shm_info_attrs(struct fi_info *info)
 	info->domain_attr->rx_ctx_cnt = 1024;
 	info->domain_attr->max_ep_tx_ctx = 1;
 	info->domain_attr->max_ep_rx_ctx = 1;
+	/* an endpoint binds at most one of each (rdm_srx.h, rdm_stx.h) */
+	info->domain_attr->max_ep_stx_ctx = 1;
+	info->domain_attr->max_ep_srx_ctx = 1;
 	info->domain_attr->mr_iov_limit = 1;
 	info->domain_attr->mr_cnt = SHM_MR_CNT;
 }

@@ -21,6 +21,12 @@
  *   own state                    (inside its ops)
  *   naliases                     fi_ep_alias / alias close,   application
  *                                endpoint close               (control path)
+ *   matchp, mrecvp, lockp, srx,  fi_ep_bind of a shared       application
+ *   stx                          context (before fi_enable),  (control path;
+ *                                read by every data call      no data call
+ *                                                             before enable)
+ *   srx_next                     the shared receive context   its ctl mutex
+ *                                (rdm_srx.c)
  *   dirty (relaxed atomic)       locked calls write it        the lock (writes);
  *                                (rdm_ep_unlock), the source  reads need none
  *                                reads it (idle shortcut,     (a hint)
@@ -40,6 +46,12 @@
  *     FI_THREAD_DOMAIN with auto progress; plain stores, no locked
  *     instruction; the progress thread's pass runs on the other side of
  *     it, so the source needs no lock at all.
+ * An endpoint bound to a shared receive context (rdm_srx.h) matches in
+ * the context's queue (matchp, mrecvp) and, when it locks, takes the
+ * context's mutex (lockp) instead of its own: every endpoint of the
+ * context is then serialized with every other, which is what sharing
+ * one queue needs. Without locking (FI_THREAD_DOMAIN) the endpoints of
+ * one domain are already serialized with each other.
  * Calls made under the lock: the transport's ops, pl_cq_write* and
  * pl_cntr_inc* (leaf objects that never call back into an endpoint) and
  * AV lookups (RCU read-side sections, never block). Lock order: the
@@ -88,6 +100,8 @@ struct rdm_ep_txe {
 };
 
 struct rdm_ep_mrecv;
+struct rdm_srx;
+struct rdm_stx;
 struct pl_bufpool;
 
 /* A reception: everything its completion needs, captured at match time
@@ -136,7 +150,8 @@ struct rdm_ep {
 	 * fi_enable); data calls answer -FI_EOPBADSTATE until then */
 	bool			ready;
 	bool			closing; /* no completions written any more */
-	pthread_mutex_t		lock;
+	pthread_mutex_t		lock;	 /* its own; lockp names the one used */
+	pthread_mutex_t		*lockp;
 	/* 1 after any locked call but an idle progress poll: the source's
 	 * lock-free "nothing to do" shortcut (rdm_ep_progress.c) is off.
 	 * Relaxed atomic: written under the lock, read without it. */
@@ -146,7 +161,14 @@ struct rdm_ep {
 	 * (rdm_ep_progress.c). Under the lock. */
 	bool			armed;
 
-	struct pl_match		match;
+	struct pl_match		match;	 /* its own receive queue */
+	/* the receive queue in use: &match and &mrecv, or a shared receive
+	 * context's (the context's list holds the endpoint: srx_next) */
+	struct pl_match		*matchp;
+	struct rdm_ep_mrecv	**mrecvp;
+	struct rdm_srx		*srx;
+	struct rdm_ep		*srx_next;
+	struct rdm_stx		*stx;	 /* a shared transmit context, or NULL */
 	struct rdm_ep_peer	*peers;	 /* [npeers], by AV slot index */
 	size_t			npeers;
 	void			**retired; /* replaced handles, closed last */
@@ -218,7 +240,7 @@ void rdm_ep_lock_fini(struct rdm_ep *ep);
 static inline void rdm_ep_lock(struct rdm_ep *ep)
 {
 	if (ep->locking)
-		pthread_mutex_lock(&ep->lock);
+		pthread_mutex_lock(ep->lockp);
 	else if (ep->asym)
 		pl_progress_ctx_app_enter(ep->asym);
 }
@@ -228,7 +250,7 @@ static inline void rdm_ep_unlock(struct rdm_ep *ep)
 	if (ep->locking) {
 		/* relaxed: a hint for the progress source, see dirty */
 		pl_store_relaxed(&ep->dirty, 1u);
-		pthread_mutex_unlock(&ep->lock);
+		pthread_mutex_unlock(ep->lockp);
 	} else if (ep->asym) {
 		pl_progress_ctx_app_leave(ep->asym);
 	}
@@ -383,6 +405,11 @@ int rdm_ep_rx_inline(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr);
 void rdm_ep_rx_done(struct rdm_ep *ep, void *ctx, int status, uint64_t len);
 /* fi_cancel and fi_rx_size_left. */
 ssize_t rdm_ep_rx_cancel(fid_t fid, void *context);
+/* fi_cancel of a receive in ep's queue: the error completion goes to ep. */
+ssize_t rdm_ep_rx_cancel_on(struct rdm_ep *ep, void *context);
+/* fi_ep_bind: shared contexts (rdm_srx.h, rdm_stx.h), then the rest
+ * (pl_ep_bind). */
+int rdm_ep_bind(struct rdm_ep *ep, struct fid *bfid, uint64_t flags);
 ssize_t rdm_ep_rx_size_left(struct fid_ep *e);
 
 /* ---- the progress source (rdm_ep_progress.c) ---- */

@@ -32,7 +32,7 @@ static pl_atomic_u32 shm_ep_next_idx;
 
 static int shm_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
-	return pl_ep_bind(&SHM_EP_OF_FID(fid)->rdm.base, bfid, flags);
+	return rdm_ep_bind(&SHM_EP_OF_FID(fid)->rdm, bfid, flags);
 }
 
 /* Tries at fresh names when ours is taken (shm_ep_rename). */

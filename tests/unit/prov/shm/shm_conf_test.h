@@ -168,7 +168,8 @@ static inline int conf_read(struct fid_cq *cq, void *buf, int wait,
 /* Wait for one successful tagged-format entry. */
 static inline void conf_wait(struct fid_cq *cq, struct fi_cq_tagged_entry *e)
 {
-	struct fi_cq_err_entry err;
+	/* zeroed: err_data_size 0 asks for no error data to be copied */
+	struct fi_cq_err_entry err = { 0 };
 	int r = conf_read(cq, e, 1, &err, NULL);
 
 	if (r != 1)
