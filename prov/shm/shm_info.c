@@ -6,6 +6,7 @@
 #include <rdma/fi_errno.h>
 
 #include "pl_info.h"
+#include "pl_log.h"
 #include "shm_addr.h"
 #include "shm_ep.h"
 #include "shm_info.h"
@@ -144,15 +145,21 @@ int shm_info_get(uint32_t version, const char *node, const char *service,
 				    &info->src_addrlen);
 	} else {
 		ret = 0;
-		if (node || service)
+		if (node && !shm_addr_node_local(node)) {
+			/* another host: shm cannot reach it */
+			PL_INFO(FI_LOG_CORE, "shm: node %s is not this host; "
+				"shm reaches local peers only\n", node);
+			ret = -FI_ENODATA;
+		} else if (node || service) {
 			ret = shm_info_addr(node, service, &info->dest_addr,
 					    &info->dest_addrlen);
-		else if (hints && hints->dest_addr)
+		} else if (hints && hints->dest_addr) {
 			ret = shm_info_hint_addr(hints->dest_addr,
 						 hints->dest_addrlen,
 						 hints->addr_format,
 						 &info->dest_addr,
 						 &info->dest_addrlen);
+		}
 		if (!ret && hints && hints->src_addr)
 			ret = shm_info_hint_addr(hints->src_addr,
 						 hints->src_addrlen,

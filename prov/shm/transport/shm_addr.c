@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* shm endpoint names (shm_addr.h). */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <ifaddrs.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +46,67 @@ int shm_addr_resolve(const char *node, const char *service, char *buf,
 	if (n >= 0)
 		memcpy(buf, tmp, (size_t)n + 1);
 	return n;
+}
+
+/* Is a the address of one of this host's interfaces? */
+static bool shm_addr_ip_mine(int family, const void *a)
+{
+	struct ifaddrs *ifs, *i;
+	bool mine = false;
+
+	if (getifaddrs(&ifs))
+		return false;
+	for (i = ifs; i && !mine; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != family)
+			continue;
+		if (family == AF_INET)
+			mine = !memcmp(&((struct sockaddr_in *)
+					 i->ifa_addr)->sin_addr, a,
+				       sizeof(struct in_addr));
+		else
+			mine = !memcmp(&((struct sockaddr_in6 *)
+					 i->ifa_addr)->sin6_addr, a,
+				       sizeof(struct in6_addr));
+	}
+	freeifaddrs(ifs);
+	return mine;
+}
+
+/* Do a and b agree up to the first '.' of the shorter-labelled one
+ * ("h" and "h.example" name the same host)? */
+static bool shm_addr_host_eq(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "."), lb = strcspn(b, ".");
+
+	if (!strcmp(a, b))
+		return true;
+	return la == lb && !strncmp(a, b, la) &&
+	       (a[la] == '\0' || b[lb] == '\0');
+}
+
+bool shm_addr_node_local(const char *node)
+{
+	unsigned char ip[sizeof(struct in6_addr)];
+	char host[256];
+	const char *c;
+
+	if (!node || strstr(node, "://"))
+		return true;
+	for (c = node; *c && isdigit((unsigned char)*c); c++)
+		;
+	if (*node && !*c)
+		return true;	/* a pid: shm's own local name */
+	if (!strcmp(node, "localhost") || !strncmp(node, "localhost.", 10))
+		return true;
+	if (inet_pton(AF_INET, node, ip) == 1)
+		return ip[0] == 127 || shm_addr_ip_mine(AF_INET, ip);
+	if (inet_pton(AF_INET6, node, ip) == 1)
+		return IN6_IS_ADDR_LOOPBACK((struct in6_addr *)ip) ||
+		       shm_addr_ip_mine(AF_INET6, ip);
+	if (gethostname(host, sizeof(host)))
+		return false;
+	host[sizeof(host) - 1] = '\0';
+	return shm_addr_host_eq(node, host);
 }
 
 int shm_addr_ep_name(const char *src, uid_t uid, unsigned idx, char *buf,

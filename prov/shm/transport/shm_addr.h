@@ -23,6 +23,7 @@
 #ifndef PROPEL_SHM_ADDR_H
 #define PROPEL_SHM_ADDR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -38,6 +39,18 @@
  */
 int shm_addr_resolve(const char *node, const char *service, char *buf,
 		     size_t len);
+
+/*
+ * May node name this host, as a destination? shm reaches this host only,
+ * so fi_getinfo refuses any other (-FI_ENODATA, as a negative test of
+ * fabtests expects). Yes for: a "prefix://" name or all digits (shm's
+ * own node-local names: a pid), "localhost", this host's name (or its
+ * first label, or a name whose first label it is), an IPv4/IPv6 literal
+ * that is a loopback address or one of this host's interfaces. Any
+ * other name is not looked up (no resolver traffic for a name shm could
+ * not reach anyway).
+ */
+bool shm_addr_node_local(const char *node);
 
 /* The endpoint name for source address src: fi_shm:// sources get
  * ":<uid>:<idx>" appended, anything else is kept. Returns the length. */

@@ -40,9 +40,9 @@ static void test_node_service(void **state)
 	struct fi_info *info = NULL;
 
 	/* destination by default... */
-	assert_int_equal(shm_info_get(FI_VERSION(1, 17), "n", "s", 0, NULL,
-				      &info), 0);
-	assert_string_equal(info->dest_addr, "fi_ns://n:s");
+	assert_int_equal(shm_info_get(FI_VERSION(1, 17), "localhost", "s", 0,
+				      NULL, &info), 0);
+	assert_string_equal(info->dest_addr, "fi_ns://localhost:s");
 	assert_non_null(info->src_addr);
 	assert_int_equal(strncmp(info->src_addr, "fi_shm://", 9), 0);
 	fi_freeinfo_1_3(info);
@@ -57,6 +57,37 @@ static void test_node_service(void **state)
 				      NULL, 0, NULL, &info), 0);
 	assert_string_equal(info->dest_addr, "fi_shm://9:0:1");
 	fi_freeinfo_1_3(info);
+}
+
+/* shm reaches this host only: a destination node that names another
+ * is refused (fabtests' negative test "fi_rdm g00n13s"); this host's
+ * names and addresses, pids and full shm names are taken */
+static void test_remote_node(void **state)
+{
+	struct fi_info *info = NULL;
+	char host[256];
+	const char *local[] = { "localhost", "127.0.0.1", "::1", "4242",
+				"fi_shm://9:0:1", host };
+
+	assert_int_equal(gethostname(host, sizeof(host)), 0);
+	host[sizeof(host) - 1] = '\0';
+	assert_int_equal(shm_info_get(FI_VERSION(1, 17), "g00n13s", NULL, 0,
+				      NULL, &info), -FI_ENODATA);
+	assert_int_equal(shm_info_get(FI_VERSION(1, 17), "g00n13s", "9228", 0,
+				      NULL, &info), -FI_ENODATA);
+	/* TEST-NET-1 (RFC 5737): never an interface of a test machine */
+	assert_int_equal(shm_info_get(FI_VERSION(1, 17), "192.0.2.1", NULL, 0,
+				      NULL, &info), -FI_ENODATA);
+	/* as a source the node is only a name */
+	assert_int_equal(shm_info_get(FI_VERSION(1, 17), "g00n13s", NULL,
+				      FI_SOURCE, NULL, &info), 0);
+	fi_freeinfo_1_3(info);
+	for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++) {
+		info = NULL;
+		assert_int_equal(shm_info_get(FI_VERSION(1, 17), local[i],
+					      NULL, 0, NULL, &info), 0);
+		fi_freeinfo_1_3(info);
+	}
 }
 
 static void test_hint_addresses(void **state)
@@ -125,6 +156,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_addresses),
 		cmocka_unit_test(test_node_service),
+		cmocka_unit_test(test_remote_node),
 		cmocka_unit_test(test_hint_addresses),
 		cmocka_unit_test(test_attributes),
 		cmocka_unit_test(test_entry_point),
