@@ -11,6 +11,7 @@
 #include "rdm_ep.h"
 #include "rdm_rma.h"
 #include "rdm_ep_mrecv.h"
+#include "rdm_sep.h"
 #include "rdm_srx.h"
 #include "rdm_stx.h"
 
@@ -47,6 +48,7 @@ int rdm_ep_init(struct rdm_ep *ep, struct fid_domain *domain,
 		goto err_lock;
 	ep->matchp = &ep->match;
 	ep->mrecvp = &ep->mrecv;
+	ep->xport = ep;
 	ret = rdm_ep_txe_init(ep, attr->tx_size);
 	if (ret)
 		goto err_match;
@@ -95,6 +97,8 @@ void rdm_ep_close_rx(struct rdm_ep *ep)
 		rdm_srx_unlink_ep(ep->srx, ep);
 	rdm_ep_lock(ep);
 	ep->closing = true;
+	if (ep->sep)
+		rdm_sep_close_rx(ep);
 	/* unexpected messages still held: their senders complete. A
 	 * shared queue keeps other endpoints' messages; this one's leave
 	 * it, since nothing could place them any more. */
@@ -113,6 +117,9 @@ void rdm_ep_close_rx(struct rdm_ep *ep)
 
 void rdm_ep_fini(struct rdm_ep *ep)
 {
+	/* the contexts first: they take this endpoint's lock */
+	if (ep->sep)
+		rdm_sep_fini(ep);
 	rdm_ep_lock(ep);
 	rdm_ep_mrecv_fini(ep);
 	rdm_ep_peer_fini(ep);

@@ -98,6 +98,7 @@ int rdm_ep_peer_lookup(struct rdm_ep *ep, fi_addr_t dest, void **tpeer_p)
 	}
 	e->fi_addr = fa;
 hit:
+	e->rx_idx = peer.rx_index;
 	e->dest = dest;
 	e->av_epoch = epoch;
 	*tpeer_p = e->tpeer;

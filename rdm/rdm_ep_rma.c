@@ -68,6 +68,7 @@ ssize_t rdm_ep_rma_submit_locked(struct rdm_ep *ep,
 		if (!t)
 			return -FI_EAGAIN;
 	}
+	t->cq_ep = ep;
 	t->context = r->context;
 	t->flags = r->cq_flags;
 	t->op_flags = r->flags;

@@ -7,6 +7,17 @@
  * peer SRX) can stand behind it without the transports noticing. The
  * bytes move through the transport's rx_deliver. Everything here runs
  * under the endpoint lock (rdm_ep.h).
+ *
+ * Two endpoints take part in a reception, often the same one:
+ *   own  the endpoint whose transport holds the message (it arrived
+ *        there; a queued message names it: pl_match_unexp.owner);
+ *   q    the endpoint whose queue it matches in (its matchp, mrecvp):
+ *        own itself; the poster of a shared receive context (rdm_srx.h);
+ *        or the receive context of a scalable endpoint the sender named
+ *        (rdm_sep.h), a view without a transport of its own.
+ * The completion goes to the context when there is one (q is a view),
+ * else to own: the endpoint the message arrived at (fi_endpoint(3) for
+ * shared receive contexts).
  */
 #include <string.h>
 
@@ -17,20 +28,22 @@
 #include "pl_log.h"
 #include "rdm_ep.h"
 #include "rdm_ep_mrecv.h"
+#include "rdm_sep.h"
 
 static uint64_t rdm_ep_rx_kind_flag(enum pl_match_kind kind)
 {
 	return kind == PL_MATCH_TAGGED ? FI_TAGGED : FI_MSG;
 }
 
-/* FI_SOURCE / directed receive: the sender's fi_addr_t, when it is in
- * the AV; FI_ADDR_NOTAVAIL otherwise. */
-static fi_addr_t rdm_ep_rx_src(struct rdm_ep *ep, const void *src)
+/* FI_SOURCE / directed receive (q's capabilities): the sender's
+ * fi_addr_t in own's AV, when it is there; FI_ADDR_NOTAVAIL otherwise. */
+static fi_addr_t rdm_ep_rx_src(struct rdm_ep *q, struct rdm_ep *own,
+			       const void *src)
 {
-	if (!src || !ep->base.av ||
-	    !(ep->base.caps & (FI_SOURCE | FI_DIRECTED_RECV)))
+	if (!src || !own->base.av ||
+	    !(q->base.caps & (FI_SOURCE | FI_DIRECTED_RECV)))
 		return FI_ADDR_NOTAVAIL;
-	return ep->tops->rx_src(ep, src);
+	return own->tops->rx_src(own, src);
 }
 
 /* The endpoint a queued message arrived at: the queue may be a shared
@@ -40,12 +53,27 @@ static struct rdm_ep *rdm_ep_rx_owner(const struct pl_match_unexp *ux)
 	return ux->owner;
 }
 
+/* Where a reception in q's queue of a message held by own completes. */
+static struct rdm_ep *rdm_ep_rx_cqt(struct rdm_ep *q, struct rdm_ep *own)
+{
+	return q->view ? q : own;
+}
+
+/* The queue a message arriving at own for receive context idx matches
+ * in: own's, or the named context's of a scalable endpoint. NULL: no
+ * such context (the sender's idx is foreign input). */
+static struct rdm_ep *rdm_ep_rx_queue(struct rdm_ep *own, uint32_t idx)
+{
+	if (PL_LIKELY(!own->sep))
+		return idx ? NULL : own;
+	return rdm_sep_rx_view(own->sep, idx);
+}
+
 static fi_addr_t rdm_ep_rx_ux_src(void *arg, const struct pl_match_unexp *ux)
 {
 	struct rdm_ep *own = rdm_ep_rx_owner(ux);
 
-	(void)arg;
-	return rdm_ep_rx_src(own, own->tops->rx_src_of(own, ux->prov));
+	return rdm_ep_rx_src(arg, own, own->tops->rx_src_of(own, ux->prov));
 }
 
 /* Messages queued before their sender was in the AV take its address
@@ -53,27 +81,29 @@ static fi_addr_t rdm_ep_rx_ux_src(void *arg, const struct pl_match_unexp *ux)
  * then matches them and FI_SOURCE reports them. */
 static void rdm_ep_rx_ux_refresh(struct rdm_ep *ep)
 {
+	struct fid_av *av = ep->xport->base.av;
 	uint64_t gen;
 
-	if (!ep->base.av ||
+	if (!av ||
 	    !(ep->base.caps & (FI_SOURCE | FI_DIRECTED_RECV)) ||
 	    (!pl_match_unexp_count(ep->matchp, PL_MATCH_MSG) &&
 	     !pl_match_unexp_count(ep->matchp, PL_MATCH_TAGGED)))
 		return;
-	gen = pl_av_insert_gen(ep->base.av);
+	gen = pl_av_insert_gen(av);
 	if (gen && gen == ep->ux_av_gen)
 		return;
 	ep->ux_av_gen = gen;
 	pl_match_unexp_resolve(ep->matchp, rdm_ep_rx_ux_src, ep);
 }
 
-/* Write the completion of one placement. counted: it was among its
- * multi-recv tracker's pending ones (rdm_ep_mrecv.h). */
-static void rdm_ep_rx_settle(struct rdm_ep *ep, struct rdm_ep_rxp *p,
-			     bool counted, int status, uint64_t len)
+/* Write the completion of one placement (to p->cq_ep, whose multi-recv
+ * trackers are its queue's). counted: it was among its multi-recv
+ * tracker's pending ones (rdm_ep_mrecv.h). */
+static void rdm_ep_rx_settle(struct rdm_ep_rxp *p, bool counted, int status,
+			     uint64_t len)
 {
-	rdm_ep_mrecv_settle(ep, p, counted);
-	rdm_ep_cq_rx(ep, p, status, len);
+	rdm_ep_mrecv_settle(p->cq_ep, p, counted);
+	rdm_ep_cq_rx(p->cq_ep, p, status, len);
 }
 
 /*
@@ -81,7 +111,8 @@ static void rdm_ep_rx_settle(struct rdm_ep *ep, struct rdm_ep_rxp *p,
  * read), and the part of the receive it lands in: slice, returns its
  * count.
  */
-static size_t rdm_ep_rx_rxp_init(struct rdm_ep *ep, enum pl_match_kind kind,
+static size_t rdm_ep_rx_rxp_init(struct rdm_ep *q, struct rdm_ep *own,
+				 enum pl_match_kind kind,
 				 const struct pl_match_result *res,
 				 const struct rdm_rx_hdr *h, fi_addr_t src,
 				 struct rdm_ep_rxp *p, struct iovec *slice)
@@ -94,6 +125,7 @@ static size_t rdm_ep_rx_rxp_init(struct rdm_ep *ep, enum pl_match_kind kind,
 	/* field by field: a compound literal would zero src_name too (a
 	 * rep stos per message); src_name is read only when src_err is
 	 * set */
+	p->cq_ep = rdm_ep_rx_cqt(q, own);
 	p->context = mrx->context;
 	p->flags = FI_RECV | rdm_ep_rx_kind_flag(kind) |
 		   ((h->flags & RDM_RX_CQ_DATA) ? FI_REMOTE_CQ_DATA : 0) |
@@ -106,25 +138,27 @@ static size_t rdm_ep_rx_rxp_init(struct rdm_ep *ep, enum pl_match_kind kind,
 	p->size = h->size;
 	p->tag = h->tag;
 	p->data = (h->flags & RDM_RX_CQ_DATA) ? h->cq_data : 0;
-	p->src = (ep->base.caps & FI_SOURCE) ? src : FI_ADDR_NOTAVAIL;
+	p->src = (q->base.caps & FI_SOURCE) ? src : FI_ADDR_NOTAVAIL;
 	p->src_err = false;
 	p->probe = false;
 	p->mrecv = NULL;
-	if ((ep->base.caps & FI_SOURCE_ERR) && src == FI_ADDR_NOTAVAIL &&
+	if ((q->base.caps & FI_SOURCE_ERR) && src == FI_ADDR_NOTAVAIL &&
 	    h->src) {
-		p->src_name_len = ep->tops->rx_src_name(ep, h->src,
-							p->src_name,
-							sizeof(p->src_name));
+		p->src_name_len = own->tops->rx_src_name(own, h->src,
+							 p->src_name,
+							 sizeof(p->src_name));
 		p->src_err = p->src_name_len != 0;
 	}
 	return n;
 }
 
 /*
- * Place the message trx (header h) into the receive res names, complete
- * it (now, or when its data has moved) and release the match result.
+ * Place the message trx (header h), which own's transport holds, into
+ * the receive res names in q's queue, complete it (now, or when its
+ * data has moved) and release the match result.
  */
-static void rdm_ep_rx_place(struct rdm_ep *ep, enum pl_match_kind kind,
+static void rdm_ep_rx_place(struct rdm_ep *q, struct rdm_ep *own,
+			    enum pl_match_kind kind,
 			    struct pl_match_result *res,
 			    const struct rdm_rx_hdr *h, void *trx,
 			    fi_addr_t src)
@@ -137,41 +171,43 @@ static void rdm_ep_rx_place(struct rdm_ep *ep, enum pl_match_kind kind,
 	size_t n;
 	int ret;
 
-	n = rdm_ep_rx_rxp_init(ep, kind, res, h, src, &p, slice);
+	n = rdm_ep_rx_rxp_init(q, own, kind, res, h, src, &p, slice);
 	/* only deliveries that can finish later need their record kept
-	 * (an rx entry: rdm_ep_rx_done gets it back) */
+	 * (an rx entry of own: rdm_ep_rx_done gets it back from own's
+	 * transport) */
 	if (later) {
-		heap = rdm_ep_rxp_get(ep);
+		heap = rdm_ep_rxp_get(own);
 		if (!heap) {
 			/* no memory for the record: the message is dropped
 			 * and the receive completes in error */
-			ep->tops->rx_discard(ep, trx);
+			own->tops->rx_discard(own, trx);
 			if (mrx->flags & FI_MULTI_RECV)
-				rdm_ep_mrecv_place(ep, mrx, res, &p, false);
-			pl_match_done(ep->matchp, res);
-			rdm_ep_rx_settle(ep, &p, false, -FI_ENOMEM, 0);
+				rdm_ep_mrecv_place(p.cq_ep, mrx, res, &p,
+						   false);
+			pl_match_done(q->matchp, res);
+			rdm_ep_rx_settle(&p, false, -FI_ENOMEM, 0);
 			return;
 		}
 	}
 	if (mrx->flags & FI_MULTI_RECV)
-		rdm_ep_mrecv_place(ep, mrx, res, &p, later);
+		rdm_ep_mrecv_place(p.cq_ep, mrx, res, &p, later);
 	if (later)
 		*heap = p;
-	ret = ep->tops->rx_deliver(ep, trx, slice, n, heap, &len);
+	ret = own->tops->rx_deliver(own, trx, slice, n, heap, &len);
 	/* everything the completion needs was copied: the receive entry
 	 * can go now (a multi-recv buffer stays posted) */
-	pl_match_done(ep->matchp, res);
+	pl_match_done(q->matchp, res);
 	if (ret == 1)
 		return;		/* rdm_ep_rx_done follows */
 	if (heap)
-		rdm_ep_rxp_put(ep, heap);
-	rdm_ep_rx_settle(ep, &p, later, ret,
-			 ret && ret != -FI_ETRUNC ? 0 : len);
+		rdm_ep_rxp_put(own, heap);
+	rdm_ep_rx_settle(&p, later, ret, ret && ret != -FI_ETRUNC ? 0 : len);
 }
 
 /* Place an inline message straight from the transport's buffer
  * (rdm_ep_rx_inline): as rdm_ep_rx_place, without a handle. */
-static void rdm_ep_rx_place_inline(struct rdm_ep *ep, enum pl_match_kind kind,
+static void rdm_ep_rx_place_inline(struct rdm_ep *q, struct rdm_ep *own,
+				   enum pl_match_kind kind,
 				   struct pl_match_result *res,
 				   const struct rdm_rx_hdr *h, fi_addr_t src)
 {
@@ -180,41 +216,42 @@ static void rdm_ep_rx_place_inline(struct rdm_ep *ep, enum pl_match_kind kind,
 	uint64_t len;
 	size_t n;
 
-	n = rdm_ep_rx_rxp_init(ep, kind, res, h, src, &p, slice);
+	n = rdm_ep_rx_rxp_init(q, own, kind, res, h, src, &p, slice);
 	if (res->rx->flags & FI_MULTI_RECV)
-		rdm_ep_mrecv_place(ep, res->rx, res, &p, false);
+		rdm_ep_mrecv_place(p.cq_ep, res->rx, res, &p, false);
 	/* slice holds min(size, room) bytes: what fits */
 	len = pl_iov_from_buf(slice, n, 0, h->data, res->len);
-	pl_match_done(ep->matchp, res);
-	rdm_ep_rx_settle(ep, &p, false, h->size > len ? -FI_ETRUNC : 0, len);
+	pl_match_done(q->matchp, res);
+	rdm_ep_rx_settle(&p, false, h->size > len ? -FI_ETRUNC : 0, len);
 }
 
-int rdm_ep_rx_inline(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr)
+int rdm_ep_rx_inline(struct rdm_ep *own, const struct rdm_rx_hdr *hdr)
 {
 	enum pl_match_kind kind = (hdr->flags & RDM_RX_TAGGED) ?
 				  PL_MATCH_TAGGED : PL_MATCH_MSG;
+	struct rdm_ep *q = rdm_ep_rx_queue(own, hdr->rx_idx);
 	struct pl_match_result res;
 	struct pl_match_hdr h;
 
-	if (ep->closing)
+	if (!q || own->closing || q->closing)
 		return 0;	/* rdm_ep_rx_arrive discards it */
 	h = (struct pl_match_hdr){
-		.src = rdm_ep_rx_src(ep, hdr->src),
+		.src = rdm_ep_rx_src(q, own, hdr->src),
 		.tag = hdr->tag,
 		.size = (size_t)hdr->size,
 	};
-	if (pl_match_take(ep->matchp, kind, &h, &res) != PL_MATCH_MATCHED)
+	if (pl_match_take(q->matchp, kind, &h, &res) != PL_MATCH_MATCHED)
 		return 0;
-	rdm_ep_rx_place_inline(ep, kind, &res, hdr, h.src);
+	rdm_ep_rx_place_inline(q, own, kind, &res, hdr, h.src);
 	return 1;
 }
 
-void rdm_ep_rx_done(struct rdm_ep *ep, void *ctx, int status, uint64_t len)
+void rdm_ep_rx_done(struct rdm_ep *own, void *ctx, int status, uint64_t len)
 {
 	struct rdm_ep_rxp *p = ctx;
 
-	rdm_ep_rx_settle(ep, p, true, status, len);
-	rdm_ep_rxp_put(ep, p);
+	rdm_ep_rx_settle(p, true, status, len);
+	rdm_ep_rxp_put(own, p);
 }
 
 /* The header of a held message, as rdm_ep_rx_place takes it. */
@@ -231,21 +268,29 @@ static void rdm_ep_rx_hdr_of(struct rdm_ep *ep,
 	};
 }
 
-void rdm_ep_rx_arrive(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr,
+void rdm_ep_rx_arrive(struct rdm_ep *own, const struct rdm_rx_hdr *hdr,
 		      void *trx)
 {
 	enum pl_match_kind kind = (hdr->flags & RDM_RX_TAGGED) ?
 				  PL_MATCH_TAGGED : PL_MATCH_MSG;
+	struct rdm_ep *q = rdm_ep_rx_queue(own, hdr->rx_idx);
 	struct pl_match_result res;
 	struct pl_match_hdr h;
 	int ret;
 
-	if (ep->closing) {
-		ep->tops->rx_discard(ep, trx);
+	if (!q) {
+		PL_WARN(FI_LOG_EP_DATA, "rdm: message for receive context "
+			"%u, which this endpoint does not have: dropped\n",
+			hdr->rx_idx);
+		own->tops->rx_discard(own, trx);
+		return;
+	}
+	if (own->closing || q->closing) {
+		own->tops->rx_discard(own, trx);
 		return;
 	}
 	h = (struct pl_match_hdr){
-		.src = rdm_ep_rx_src(ep, hdr->src),
+		.src = rdm_ep_rx_src(q, own, hdr->src),
 		.tag = hdr->tag,
 		.size = (size_t)hdr->size,
 		.data = hdr->cq_data,
@@ -255,21 +300,21 @@ void rdm_ep_rx_arrive(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr,
 		.flags = hdr->flags |
 			 ((hdr->flags & RDM_RX_CQ_DATA) ? FI_REMOTE_CQ_DATA : 0),
 		.prov = trx,
-		.owner = ep,
+		.owner = own,
 	};
 	/* refused by rdm_ep_rx_inline in this same pass: nothing posted
 	 * takes it, no need to search again */
 	ret = (hdr->flags & RDM_RX_UNMATCHED) ?
-	      pl_match_queue_unexp(ep->matchp, kind, &h, NULL) :
-	      pl_match_arrive(ep->matchp, kind, &h, &res, NULL);
+	      pl_match_queue_unexp(q->matchp, kind, &h, NULL) :
+	      pl_match_arrive(q->matchp, kind, &h, &res, NULL);
 	if (ret == PL_MATCH_QUEUED)
 		return;		/* unexpected: trx waits in ux->prov */
 	if (ret < 0) {
 		PL_WARN(FI_LOG_EP_DATA, "rdm: message dropped: %d\n", ret);
-		ep->tops->rx_discard(ep, trx);
+		own->tops->rx_discard(own, trx);
 		return;
 	}
-	rdm_ep_rx_place(ep, kind, &res, hdr, trx, h.src);
+	rdm_ep_rx_place(q, own, kind, &res, hdr, trx, h.src);
 }
 
 /* FI_PEEK: report the header; FI_DISCARD drops the message. The
@@ -281,7 +326,9 @@ static void rdm_ep_rx_peek_done(struct rdm_ep *ep, enum pl_match_kind kind,
 {
 	struct pl_match_unexp *ux = res->ux;
 	struct rdm_ep *own = rdm_ep_rx_owner(ux);
+	struct rdm_ep *cqt = rdm_ep_rx_cqt(ep, own);
 	struct rdm_ep_rxp p = {
+		.cq_ep = cqt,
 		.context = r->context,
 		.flags = FI_RECV | rdm_ep_rx_kind_flag(kind) |
 			 (ux->flags & FI_REMOTE_CQ_DATA),
@@ -289,7 +336,7 @@ static void rdm_ep_rx_peek_done(struct rdm_ep *ep, enum pl_match_kind kind,
 		.size = ux->size,
 		.tag = ux->tag,
 		.data = (ux->flags & FI_REMOTE_CQ_DATA) ? ux->data : 0,
-		.src = (own->base.caps & FI_SOURCE) ? ux->src : FI_ADDR_NOTAVAIL,
+		.src = (ep->base.caps & FI_SOURCE) ? ux->src : FI_ADDR_NOTAVAIL,
 		.probe = true,	/* a probe is no receive: no counter */
 	};
 
@@ -297,24 +344,24 @@ static void rdm_ep_rx_peek_done(struct rdm_ep *ep, enum pl_match_kind kind,
 		own->tops->rx_discard(own, ux->prov);
 	pl_match_done(ep->matchp, res);
 	/* the header only: length of the message, no data moved */
-	rdm_ep_cq_rx(own, &p, 0, res->discard ? 0 : p.size);
+	rdm_ep_cq_rx(cqt, &p, 0, res->discard ? 0 : p.size);
 }
 
 /* A matched queued message: placed, or dropped (FI_CLAIM|FI_DISCARD),
  * by the endpoint it arrived at (its transport holds it, its CQ gets
  * the completion). */
-static void rdm_ep_rx_claimed(struct rdm_ep *ep, enum pl_match_kind kind,
+static void rdm_ep_rx_claimed(struct rdm_ep *q, enum pl_match_kind kind,
 			      const struct pl_match_recv *r,
 			      struct pl_match_result *res)
 {
+	struct rdm_ep *own = rdm_ep_rx_owner(res->ux);
 	struct pl_match_rx *mrx;
-	struct rdm_ep *own;
 	struct rdm_rx_hdr h;
 	bool more;
 
-	ep = rdm_ep_rx_owner(res->ux);
 	if (res->discard) {
 		struct rdm_ep_rxp p = {
+			.cq_ep = rdm_ep_rx_cqt(q, own),
 			.context = r->context,
 			.flags = FI_RECV | rdm_ep_rx_kind_flag(kind),
 			.op_flags = r->flags,
@@ -322,23 +369,23 @@ static void rdm_ep_rx_claimed(struct rdm_ep *ep, enum pl_match_kind kind,
 			.src = FI_ADDR_NOTAVAIL,
 		};
 
-		ep->tops->rx_discard(ep, res->ux->prov);
-		pl_match_done(ep->matchp, res);
-		rdm_ep_cq_rx(ep, &p, 0, 0);
+		own->tops->rx_discard(own, res->ux->prov);
+		pl_match_done(q->matchp, res);
+		rdm_ep_cq_rx(p.cq_ep, &p, 0, 0);
 		return;
 	}
 	mrx = res->rx;
 	/* read before placing: placing releases a finished receive */
 	more = (r->flags & FI_MULTI_RECV) && !res->multi_last;
-	rdm_ep_rx_hdr_of(ep, res->ux, &h);
-	rdm_ep_rx_place(ep, kind, res, &h, res->ux->prov, res->ux->src);
+	rdm_ep_rx_hdr_of(own, res->ux, &h);
+	rdm_ep_rx_place(q, own, kind, res, &h, res->ux->prov, res->ux->src);
 	/* a multi-recv buffer keeps taking queued messages until full */
 	while (more &&
-	       pl_match_rx_pull(ep->matchp, mrx, res) == PL_MATCH_MATCHED) {
+	       pl_match_rx_pull(q->matchp, mrx, res) == PL_MATCH_MATCHED) {
 		more = !res->multi_last;
 		own = rdm_ep_rx_owner(res->ux);
 		rdm_ep_rx_hdr_of(own, res->ux, &h);
-		rdm_ep_rx_place(own, kind, res, &h, res->ux->prov,
+		rdm_ep_rx_place(q, own, kind, res, &h, res->ux->prov,
 				res->ux->src);
 	}
 }
@@ -361,8 +408,9 @@ ssize_t rdm_ep_rx_post(struct rdm_ep *ep, enum pl_match_kind kind,
 		r.src = FI_ADDR_UNSPEC;
 
 	rdm_ep_lock(ep);
-	if (!ep->ready) {
-		ret = -FI_EOPBADSTATE;
+	if (!ep->ready || ep->view == RDM_VIEW_TX) {
+		/* a transmit context receives nothing */
+		ret = ep->ready ? -FI_EOPNOTSUPP : -FI_EOPBADSTATE;
 		goto out;
 	}
 	rdm_ep_rx_ux_refresh(ep);
@@ -388,7 +436,9 @@ out:
 
 ssize_t rdm_ep_rx_cancel(fid_t fid, void *context)
 {
-	if (!fid || fid->fclass != FI_CLASS_EP)
+	if (!fid || (fid->fclass != FI_CLASS_EP &&
+		     fid->fclass != FI_CLASS_RX_CTX &&
+		     fid->fclass != FI_CLASS_TX_CTX))
 		return -FI_EINVAL;
 	return rdm_ep_rx_cancel_on(rdm_ep_of_fid(fid), context);
 }

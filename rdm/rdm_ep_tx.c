@@ -17,8 +17,8 @@ void rdm_ep_tx_done(struct rdm_ep *ep, void *context, int status)
 		/* a request of a multi-buffer RMA: its parent completes */
 		rdm_ep_rma_sub_done(ep, t->context, status);
 	else
-		rdm_ep_cq_tx(ep, t->context, t->flags, t->op_flags, t->len,
-			     status);
+		rdm_ep_cq_tx(t->cq_ep, t->context, t->flags, t->op_flags,
+			     t->len, status);
 	rdm_ep_txe_put(ep, t);
 }
 
@@ -26,12 +26,14 @@ void rdm_ep_tx_done(struct rdm_ep *ep, void *context, int status)
  * -FI_EOPBADSTATE before fi_enable. */
 ssize_t rdm_ep_tx_size_left(struct fid_ep *e)
 {
-	struct rdm_ep *ep = rdm_ep_of_fid(&e->fid);
+	struct rdm_ep *cq_ep = rdm_ep_of_fid(&e->fid);
+	/* a transmit context shares its scalable endpoint's entries */
+	struct rdm_ep *ep = cq_ep->xport;
 	struct rdm_ep_txe *t;
 	ssize_t n = 0;
 
 	rdm_ep_lock(ep);
-	if (!ep->ready)
+	if (!cq_ep->ready)
 		n = -FI_EOPBADSTATE;
 	else
 		for (t = ep->txe_free; t; t = t->next)

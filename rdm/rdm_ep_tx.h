@@ -28,11 +28,14 @@
 
 /* flags: the operation's (FI_TAGGED, FI_REMOTE_CQ_DATA, FI_INJECT,
  * FI_DELIVERY_COMPLETE, FI_COMPLETION, RDM_EP_F_NOCOMP). Called WITHOUT
- * the lock. */
-static inline ssize_t rdm_ep_tx_send(struct rdm_ep *ep, const struct iovec *iov,
+ * the lock. cq_ep: where it completes, the endpoint or a transmit
+ * context of a scalable endpoint, whose transport (xport) sends. */
+static inline ssize_t rdm_ep_tx_send(struct rdm_ep *cq_ep,
+		       const struct iovec *iov,
 		       size_t count, fi_addr_t dest, uint64_t tag,
 		       uint64_t data, void *context, uint64_t flags)
 {
+	struct rdm_ep *ep = cq_ep->xport;
 	struct rdm_tx_msg msg;
 	struct rdm_ep_txe *t;
 	size_t len = 0, i;
@@ -49,8 +52,9 @@ static inline ssize_t rdm_ep_tx_send(struct rdm_ep *ep, const struct iovec *iov,
 		return -FI_EINVAL;
 
 	rdm_ep_lock(ep);
-	if (!ep->ready) {
-		ret = -FI_EOPBADSTATE;
+	if (PL_UNLIKELY(!cq_ep->ready || cq_ep->view == RDM_VIEW_RX)) {
+		/* a receive context sends nothing */
+		ret = cq_ep->ready ? -FI_EOPNOTSUPP : -FI_EOPBADSTATE;
 		goto out;
 	}
 	ret = rdm_ep_peer_get(ep, dest, &tpeer);
@@ -66,6 +70,7 @@ static inline ssize_t rdm_ep_tx_send(struct rdm_ep *ep, const struct iovec *iov,
 			goto out;
 		}
 	}
+	t->cq_ep = cq_ep;
 	t->context = context;
 	t->flags = FI_SEND | ((flags & FI_TAGGED) ? FI_TAGGED : FI_MSG);
 	t->op_flags = flags;
@@ -79,6 +84,7 @@ static inline ssize_t rdm_ep_tx_send(struct rdm_ep *ep, const struct iovec *iov,
 			 ((flags & FI_REMOTE_CQ_DATA) ? RDM_TX_CQ_DATA : 0) |
 			 ((flags & RDM_EP_TX_DELIVERY) ? RDM_TX_DELIVERY : 0) |
 			 ((flags & FI_INJECT) ? RDM_TX_INJECT : 0),
+		.rx_idx = rdm_ep_peer_rx_idx(ep, dest),
 		.context = t,
 	};
 	ret = ep->tops->send(ep, tpeer, &msg);
@@ -89,8 +95,8 @@ static inline ssize_t rdm_ep_tx_send(struct rdm_ep *ep, const struct iovec *iov,
 	if (ret == 0) {
 		/* an inject with no send counter has nothing to report */
 		if (!(flags & RDM_EP_F_NOCOMP) ||
-		    pl_ep_cntr(&ep->base, PL_EP_CNTR_SEND))
-			rdm_ep_cq_tx(ep, context, t->flags, flags, len, 0);
+		    pl_ep_cntr(&cq_ep->base, PL_EP_CNTR_SEND))
+			rdm_ep_cq_tx(cq_ep, context, t->flags, flags, len, 0);
 		rdm_ep_txe_put(ep, t);
 	} else if (ret == 1) {
 		ret = 0;	/* rdm_ep_tx_done follows */

@@ -138,6 +138,11 @@ int pl_ep_enable(struct pl_ep *ep)
 		return -FI_EOPBADSTATE;
 	if ((ep->type == FI_EP_RDM || ep->type == FI_EP_DGRAM) && !ep->av)
 		return -FI_ENOAV;
+	/* a scalable endpoint's CQs are its contexts' (fi_endpoint(3)) */
+	if (ep->ep_fid.fid.fclass == FI_CLASS_SEP) {
+		ep->enabled = true;
+		return 0;
+	}
 	if (pl_ep_uses(ep->caps, FI_SEND) && !ep->tx_cq &&
 	    !ep->cntr[PL_EP_CNTR_SEND])
 		return -FI_ENOCQ;

@@ -183,8 +183,12 @@ static int pl_hints_match_modes(uint32_t version, const struct fi_info *hints,
 	return 0;
 }
 
+/* want: the hints' count of contexts; have: the answer's (its default);
+ * max_ep: contexts per endpoint the domain allows (scalable endpoints),
+ * max_shared: shared contexts per endpoint. */
 static int pl_hints_match_ctx_cnt(const struct fi_info *info, size_t want,
-				  size_t *have, size_t max_shared)
+				  size_t *have, size_t max_ep,
+				  size_t max_shared)
 {
 	if (want == FI_SHARED_CONTEXT) {
 		if (!max_shared)
@@ -193,8 +197,11 @@ static int pl_hints_match_ctx_cnt(const struct fi_info *info, size_t want,
 		*have = FI_SHARED_CONTEXT;
 		return 0;
 	}
+	if (want > *have && want > max_ep)
+		PL_REFUSE(info, "%zu contexts above its %zu\n", want,
+			  max_ep > *have ? max_ep : *have);
 	if (want > *have)
-		PL_REFUSE(info, "%zu contexts above its %zu\n", want, *have);
+		*have = want;
 	return 0;
 }
 
@@ -214,9 +221,9 @@ static int pl_hints_match_ep(const struct fi_ep_attr *h, struct fi_info *info)
 	PL_LIMIT(info, h, p, max_order_war_size);
 	PL_LIMIT(info, h, p, max_order_waw_size);
 	if (pl_hints_match_ctx_cnt(info, h->tx_ctx_cnt, &p->tx_ctx_cnt,
-				   d->max_ep_stx_ctx) ||
+				   d->max_ep_tx_ctx, d->max_ep_stx_ctx) ||
 	    pl_hints_match_ctx_cnt(info, h->rx_ctx_cnt, &p->rx_ctx_cnt,
-				   d->max_ep_srx_ctx))
+				   d->max_ep_rx_ctx, d->max_ep_srx_ctx))
 		return -FI_ENODATA;
 	/* The application's tag layout must fit in the provider's bits; it
 	 * then comes back as the one in use. A provider giving no format,

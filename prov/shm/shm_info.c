@@ -7,6 +7,7 @@
 
 #include "pl_info.h"
 #include "pl_log.h"
+#include "rdm_sep.h"
 #include "shm_addr.h"
 #include "shm_ep.h"
 #include "shm_info.h"
@@ -97,8 +98,9 @@ static void shm_info_attrs(struct fi_info *info)
 	info->domain_attr->ep_cnt = p->max_peers;
 	info->domain_attr->tx_ctx_cnt = 1024;
 	info->domain_attr->rx_ctx_cnt = 1024;
-	info->domain_attr->max_ep_tx_ctx = 1;
-	info->domain_attr->max_ep_rx_ctx = 1;
+	/* scalable endpoints: contexts each way (rdm_sep.h) */
+	info->domain_attr->max_ep_tx_ctx = RDM_SEP_CTX_MAX;
+	info->domain_attr->max_ep_rx_ctx = RDM_SEP_CTX_MAX;
 	/* an endpoint binds at most one of each (rdm_srx.h, rdm_stx.h) */
 	info->domain_attr->max_ep_stx_ctx = 1;
 	info->domain_attr->max_ep_srx_ctx = 1;

@@ -24,7 +24,7 @@
 #define SHM_RX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_RECV | \
 		     FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SOURCE |          \
 		     FI_SOURCE_ERR | FI_DIRECTED_RECV | FI_MULTI_RECV |      \
-		     FI_RMA_EVENT)
+		     FI_RMA_EVENT | FI_NAMED_RX_CTX)
 /* node-local only: never FI_REMOTE_COMM (DESIGN.md section 10).
  * FI_SHARED_AV: named AVs (fi_av_attr.name) are one table in shared
  * memory for every process of the node (the engine's pl_av_shared.c),

@@ -92,6 +92,9 @@
 
 /* A send in flight: what its completion needs (rdm_ep_txe.c). */
 struct rdm_ep_txe {
+	/* where it completes: the endpoint, or the context of a scalable
+	 * endpoint it was posted on (rdm_sep.h) */
+	struct rdm_ep		*cq_ep;
 	void			*context;
 	uint64_t		flags;	  /* FI_MSG/FI_TAGGED | FI_SEND ... */
 	uint64_t		op_flags; /* as given, | RDM_EP_F_NOCOMP */
@@ -99,14 +102,21 @@ struct rdm_ep_txe {
 	struct rdm_ep_txe	*next;	  /* free list */
 };
 
+/* struct rdm_ep.view: an endpoint, or a context of a scalable one */
+#define RDM_VIEW_NONE	0
+#define RDM_VIEW_TX	1
+#define RDM_VIEW_RX	2
+
 struct rdm_ep_mrecv;
 struct rdm_srx;
 struct rdm_stx;
+struct rdm_sep;
 struct pl_bufpool;
 
 /* A reception: everything its completion needs, captured at match time
  * (on the stack, or an rx entry while its data still moves). */
 struct rdm_ep_rxp {
+	struct rdm_ep		*cq_ep;	 /* completes there (as a txe's) */
 	void			*context;
 	uint64_t		flags;	 /* completion flags */
 	uint64_t		op_flags;
@@ -133,6 +143,7 @@ struct rdm_ep_peer {
 	 * cached); a send with both unchanged skips the AV */
 	fi_addr_t		dest;
 	uint64_t		av_epoch;
+	uint32_t		rx_idx;	 /* dest's receive context */
 };
 
 struct rdm_ep {
@@ -169,6 +180,13 @@ struct rdm_ep {
 	struct rdm_srx		*srx;
 	struct rdm_ep		*srx_next;
 	struct rdm_stx		*stx;	 /* a shared transmit context, or NULL */
+	/* scalable endpoints (rdm_sep.h): xport is the endpoint whose
+	 * transport moves this one's data, itself unless this is a
+	 * context of a scalable endpoint (view: no transport, the scalable
+	 * endpoint's lock); sep: the contexts of a scalable endpoint */
+	struct rdm_ep		*xport;
+	uint8_t			view;	 /* RDM_VIEW_* */
+	struct rdm_sep		*sep;
 	struct rdm_ep_peer	*peers;	 /* [npeers], by AV slot index */
 	size_t			npeers;
 	void			**retired; /* replaced handles, closed last */
@@ -363,6 +381,14 @@ static inline size_t rdm_ep_peer_slot(fi_addr_t a)
 int rdm_ep_peer_lookup(struct rdm_ep *ep, fi_addr_t dest, void **tpeer_p);
 /* Close every handle (peer_close); close only. */
 void rdm_ep_peer_fini(struct rdm_ep *ep);
+
+/* The receive context of dest (fi_rx_addr), right after a successful
+ * rdm_ep_peer_get(ep, dest). */
+static inline uint32_t rdm_ep_peer_rx_idx(const struct rdm_ep *ep,
+					  fi_addr_t dest)
+{
+	return ep->peers[rdm_ep_peer_slot(dest)].rx_idx;
+}
 
 /* The transport's handle on dest. Inline: the cache hit of a send to an
  * address sent to before (same fi_addr_t, AV epoch unchanged) skips the

@@ -76,6 +76,11 @@
  *   rdm_ep_tx_done(ep, context, status)  a send that answered 1
  *        completed.
  *
+ * Scalable endpoints (rdm_sep.h): a transport that offers them carries
+ * rdm_tx_msg.rx_idx to the target and hands it up in rdm_rx_hdr.rx_idx;
+ * one that does not leaves it 0 (a sender's context bits are then
+ * ignored: fi_getinfo offers no FI_NAMED_RX_CTX for it).
+ *
  * Receives go through ONE matching interface (the endpoint's pl_match,
  * entered only from rdm_ep_rx.c), so that a shared receive context
  * (fi_peer(3) fid_peer_srx) can later stand behind it without any
@@ -108,6 +113,10 @@ struct rdm_tx_msg {
 	uint64_t		tag;		/* FI_TAGGED only */
 	uint64_t		cq_data;	/* FI_REMOTE_CQ_DATA only */
 	uint32_t		flags;		/* RDM_TX_* */
+	/* the receive context of a scalable endpoint it is for
+	 * (fi_rx_addr), 0 otherwise: the transport carries it to the
+	 * target's rdm_rx_hdr.rx_idx */
+	uint32_t		rx_idx;
 	void			*context;	/* given back by rdm_ep_tx_done */
 };
 
@@ -148,6 +157,9 @@ struct rdm_rx_hdr {
 	uint64_t		tag;
 	uint64_t		cq_data;
 	uint32_t		flags;		/* RDM_RX_* */
+	/* the receive context it is for, as the sender said: foreign,
+	 * checked by the core against its own count (rdm_ep_rx_arrive) */
+	uint32_t		rx_idx;
 	const void		*src;		/* the sender, in the transport's
 						 * terms (rx_src, rx_src_name);
 						 * valid while trx is held */

@@ -149,6 +149,9 @@ int main(int argc, char **argv)
 
 	cmd("msg_inline", SHM_OP_MSG, SHM_PROTO_INLINE, SHM_CF_TAGGED, 200, 0);
 	cmd("msg_in_hdr", SHM_OP_MSG, SHM_PROTO_INLINE, SHM_CF_IN_HDR, 8, 0);
+	/* a receive context of a scalable endpoint (layout 11) */
+	cmd("msg_rx_ctx", SHM_OP_MSG, SHM_PROTO_INLINE,
+	    SHM_CF_TAGGED | (5u << SHM_CF_RX_SHIFT), 16, 0);
 	cmd("msg_sar", SHM_OP_MSG, SHM_PROTO_SAR, SHM_CF_CQ_DATA, 100000, 0);
 	cmd("msg_cma", SHM_OP_MSG, SHM_PROTO_CMA, SHM_CF_ACK, 1 << 20, 2);
 	cmd("msg_cont", SHM_OP_MSG, SHM_PROTO_SAR, SHM_CF_CONT, 1 << 20, 0);

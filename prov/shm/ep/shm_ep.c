@@ -17,8 +17,10 @@
 
 #include "pl_compiler.h"
 #include "pl_fid_nosys.h"
+#include "pl_log.h"
 #include "shm_addr.h"
 #include "rdm_rma.h"
+#include "rdm_sep.h"
 #include "shm_atomic.h"
 #include "shm_ep.h"
 #include "shm_info.h"
@@ -73,6 +75,8 @@ static int shm_ep_enable(struct shm_ep *ep)
 	if (ret)
 		goto err_enabled;
 	ep->rdm.ready = true;
+	if (ep->rdm.sep)
+		rdm_sep_ready(&ep->rdm);	/* its enabled contexts too */
 	ep->src = (struct rdm_ep_source){
 		.src = {
 			.poll = rdm_ep_progress_poll,
@@ -295,4 +299,30 @@ int shm_ep_open(struct fid_domain *domain, struct fi_info *info,
 err_free:
 	free(ep);
 	return ret;
+}
+
+int shm_sep_open(struct fid_domain *domain, struct fi_info *info,
+		 struct fid_ep **sep_p, void *context)
+{
+	struct fid_ep *e;
+	int ret;
+
+	if (!info || !sep_p)
+		return -FI_EINVAL;
+	/* contexts carry messages only (rdm_sep.h) */
+	if (info->caps & (FI_RMA | FI_ATOMIC)) {
+		PL_WARN(FI_LOG_EP_CTRL, "shm: scalable endpoints carry "
+			"messages only, not FI_RMA or FI_ATOMIC\n");
+		return -FI_EOPNOTSUPP;
+	}
+	ret = shm_ep_open(domain, info, &e, context);
+	if (ret)
+		return ret;
+	ret = rdm_sep_init(&SHM_EP_OF_FID(&e->fid)->rdm, domain, info);
+	if (ret) {
+		fi_close(&e->fid);
+		return ret;
+	}
+	*sep_p = e;
+	return 0;
 }

@@ -101,6 +101,9 @@ static inline struct shm_ep *shm_ep_of(struct fid_ep *e, uint64_t *tx_flags,
 
 int shm_ep_open(struct fid_domain *domain, struct fi_info *info,
 		struct fid_ep **ep_p, void *context);
+/* fi_scalable_ep: an endpoint with contexts (rdm_sep.h). */
+int shm_sep_open(struct fid_domain *domain, struct fi_info *info,
+		 struct fid_ep **sep_p, void *context);
 
 /* shm_ep_transport.c: the transport contract (rdm_transport.h) on the
  * protocol layer, and the protocol layer's callbacks */

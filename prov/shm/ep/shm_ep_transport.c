@@ -74,7 +74,8 @@ static int shm_ep_transport_send(struct rdm_ep *r, void *tpeer,
 		.iov_count = msg->iov_count,
 		.tag = msg->tag,
 		.cq_data = msg->cq_data,
-		.flags = msg->flags,	/* same bits, asserted above */
+		.flags = msg->flags |	/* same bits, asserted above */
+			 (msg->rx_idx << SHM_XF_RX_SHIFT),
 		.context = msg->context,
 	};
 
@@ -216,6 +217,7 @@ static void shm_ep_transport_rx_msg(struct shm_xfer_ep *xep,
 		 * finish later (rx_done) */
 		.flags = shm_ep_transport_rx_flags(rx->flags) |
 			 (rx->proto != SHM_PROTO_INLINE ? RDM_RX_LATER : 0),
+		.rx_idx = (rx->flags & SHM_XF_RX_MASK) >> SHM_XF_RX_SHIFT,
 		.src = rx->src_name,
 	};
 
@@ -230,6 +232,7 @@ static int shm_ep_transport_rx_inline(struct shm_xfer_ep *xep,
 		.tag = in->tag,
 		.cq_data = in->cq_data,
 		.flags = shm_ep_transport_rx_flags(in->flags),
+		.rx_idx = (in->flags & SHM_XF_RX_MASK) >> SHM_XF_RX_SHIFT,
 		.src = in->src_name,
 		.data = in->data,
 	};

@@ -67,7 +67,7 @@
 
 #define SHM_LAYOUT_MAGIC	0x4d48534c45504f52ull	/* "ROPELSHM" */
 /* Bump on ANY change of a struct below or of the meaning of a field. */
-#define SHM_LAYOUT_VERSION	10u	/* 2: RMA and atomic commands;
+#define SHM_LAYOUT_VERSION	11u	/* 2: RMA and atomic commands;
 					 * 3: SHM_CF_IN_HDR;
 					 * 4: split copies (SHM_OP_SPLIT);
 					 * 5: claim table (shm_cmdq.c);
@@ -85,7 +85,9 @@
 					 * peer table on the first page;
 					 * 10: the claim table again, in
 					 * descending order, ending on the
-					 * page of slot 0 */
+					 * page of slot 0;
+					 * 11: a message's receive context
+					 * in SHM_CF_RX_MASK */
 
 #define SHM_CACHELINE		64
 /* Longest endpoint name (FI_ADDR_STR text, NUL included). */
@@ -237,6 +239,11 @@ enum shm_proto {
  * reads one line per message instead of two, and the second miss was a
  * serial one (it can only start once the state word reads READY). */
 #define SHM_CF_IN_HDR	(1u << 5)
+/* Bits 16..31: the receive context of a scalable endpoint the message
+ * is for (fi_rx_addr; layout version 11), 0 otherwise. Foreign: the
+ * receiving endpoint checks it against its own count of contexts. */
+#define SHM_CF_RX_SHIFT	16
+#define SHM_CF_RX_MASK	(0xffffu << SHM_CF_RX_SHIFT)
 #define SHM_CMD_HDR_PAYLOAD_MAX	8u	/* sizeof(shm_cmd.key), asserted below */
 
 /*

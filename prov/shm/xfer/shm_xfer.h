@@ -77,6 +77,10 @@ struct shm_xfer_peer;
 /* Set by the layer on an rx that shm_xfer_ops.rx_inline refused: no
  * posted receive took it, and none was posted since (same poll). */
 #define SHM_XF_UNMATCHED (1u << 7)
+/* Bits 16..31: the receive context (SHM_CF_RX_MASK, same bits), in a
+ * message to send and in one received. */
+#define SHM_XF_RX_SHIFT	SHM_CF_RX_SHIFT
+#define SHM_XF_RX_MASK	SHM_CF_RX_MASK
 
 /* Largest iovec count of one message. */
 #define SHM_XFER_IOV_MAX 8

@@ -56,7 +56,8 @@ static int shm_xfer_recv_offer_inline(struct shm_xfer_ep *ep,
 	in.tag = cmd->tag;
 	in.cq_data = cmd->cq_data;
 	in.flags = ((cmd->flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
-		   ((cmd->flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0);
+		   ((cmd->flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0) |
+		   (cmd->flags & SHM_CF_RX_MASK);
 	in.src_name = rp ? rp->name : NULL;
 	in.data = shm_cmd_inline_data((struct shm_cmd *)cmd);
 	return ep->ops->rx_inline(ep, &in);
@@ -123,7 +124,8 @@ int shm_xfer_recv_msg(struct shm_xfer_ep *ep, struct shm_cmd *cmd)
 	rx->cmd_flags = flags;
 	rx->flags = ((flags & SHM_CF_TAGGED) ? SHM_XF_TAGGED : 0) |
 		    ((flags & SHM_CF_CQ_DATA) ? SHM_XF_CQ_DATA : 0) |
-		    (unmatched ? SHM_XF_UNMATCHED : 0);
+		    (unmatched ? SHM_XF_UNMATCHED : 0) |
+		    (flags & SHM_CF_RX_MASK);
 	if (proto == SHM_PROTO_INLINE)
 		memcpy(rx->data, (flags & SHM_CF_IN_HDR) ? (void *)&cmd->key :
 		       shm_cmd_payload(cmd), extra);

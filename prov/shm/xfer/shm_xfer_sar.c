@@ -103,6 +103,7 @@ int shm_xfer_sar_start(struct shm_xfer_ep *ep, struct shm_tx *tx)
 	cmd->src_gen = peer->gen;
 	cmd->flags = ((tx->flags & SHM_XF_TAGGED) ? SHM_CF_TAGGED : 0) |
 		     ((tx->flags & SHM_XF_CQ_DATA) ? SHM_CF_CQ_DATA : 0) |
+		     (tx->flags & SHM_XF_RX_MASK) |
 		     (tx->cont ? SHM_CF_CONT : 0);
 	cmd->size = tx->size;
 	/* a continuation names the receiver's waiting message instead */

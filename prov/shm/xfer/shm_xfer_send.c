@@ -56,7 +56,8 @@ static void shm_xfer_send_cmd_fill(struct shm_cmd *cmd,
 	cmd->src_idx = peer->idx;
 	cmd->src_gen = peer->gen;
 	cmd->flags = ((msg->flags & SHM_XF_TAGGED) ? SHM_CF_TAGGED : 0) |
-		     ((msg->flags & SHM_XF_CQ_DATA) ? SHM_CF_CQ_DATA : 0);
+		     ((msg->flags & SHM_XF_CQ_DATA) ? SHM_CF_CQ_DATA : 0) |
+		     (msg->flags & SHM_XF_RX_MASK);
 	cmd->size = size;
 	cmd->tag = msg->tag;
 	cmd->cq_data = msg->cq_data;
