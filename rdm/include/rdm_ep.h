@@ -266,8 +266,10 @@ static inline void rdm_ep_lock(struct rdm_ep *ep)
 static inline void rdm_ep_unlock(struct rdm_ep *ep)
 {
 	if (ep->locking) {
-		/* relaxed: a hint for the progress source, see dirty */
-		pl_store_relaxed(&ep->dirty, 1u);
+		/* relaxed: a hint for the progress source, see dirty (the
+		 * transport's endpoint: a context of a scalable endpoint
+		 * has no source of its own) */
+		pl_store_relaxed(&ep->xport->dirty, 1u);
 		pthread_mutex_unlock(ep->lockp);
 	} else if (ep->asym) {
 		pl_progress_ctx_app_leave(ep->asym);

@@ -169,6 +169,24 @@ static void t_sep(void)
 		}
 		conf_none(b.tcq[j]);
 	}
+	/* bounce-buffer and single-copy sizes, whose data moves in later
+	 * progress passes of the scalable endpoint */
+	for (size_t len = 4096; len <= (1u << 20); len *= 256) {
+		char *src = malloc(len), *dst = calloc(1, len);
+
+		SHM_CHECK(src && dst);
+		for (size_t k = 0; k < len; k++)
+			src[k] = (char)(k * 7 + len);
+		SHM_CHECK(fi_recv(a.rx[2], dst, len, NULL, FI_ADDR_UNSPEC,
+				  NULL) == 0);
+		SHM_CHECK(fi_send(b.tx[1], src, len, NULL,
+				  fi_rx_addr(a_at_b, 2, RX_BITS), NULL) == 0);
+		conf_wait(a.rcq[2], &e);
+		SHM_CHECK(e.len == len && !memcmp(src, dst, len));
+		conf_wait(b.tcq[1], &e);
+		free(src);
+		free(dst);
+	}
 	sep_close(&b);
 	sep_close(&a);
 }
