@@ -19,12 +19,14 @@
  * (SHM_CMA_IOV_MAX) and what a posted receive holds (PL_MATCH_IOV_MAX). */
 #define SHM_IOV_LIMIT		4
 
+/* FI_NAMED_RX_CTX: the initiator names a receive context (rdm_sep.h),
+ * a transmit capability as fi_getinfo(3) classes it */
 #define SHM_TX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_SEND | \
-		     FI_READ | FI_WRITE)
+		     FI_READ | FI_WRITE | FI_NAMED_RX_CTX)
 #define SHM_RX_CAPS (FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_RECV | \
 		     FI_REMOTE_READ | FI_REMOTE_WRITE | FI_SOURCE |          \
 		     FI_SOURCE_ERR | FI_DIRECTED_RECV | FI_MULTI_RECV |      \
-		     FI_RMA_EVENT | FI_NAMED_RX_CTX)
+		     FI_RMA_EVENT)
 /* node-local only: never FI_REMOTE_COMM (DESIGN.md section 10).
  * FI_SHARED_AV: named AVs (fi_av_attr.name) are one table in shared
  * memory for every process of the node (the engine's pl_av_shared.c),
