@@ -17,10 +17,8 @@ static ssize_t rdm_ep_msg_recvv(struct fid_ep *e, const struct iovec *iov,
 {
 	uint64_t tx_op_flags, rx_op_flags;
 	struct rdm_ep *ep = rdm_ep_of(e, &tx_op_flags, &rx_op_flags);
-	struct pl_match_recv r = {
-		.iov = iov, .desc = desc, .iov_count = count, .src = src,
-		.context = context, .flags = rx_op_flags,
-	};
+	struct pl_match_recv r = rdm_ep_recv_of(iov, desc, count, src, 0, 0,
+						context, rx_op_flags);
 
 	return rdm_ep_rx_post(ep, PL_MATCH_MSG, &r);
 }
@@ -40,11 +38,7 @@ static ssize_t rdm_ep_msg_recvmsg(struct fid_ep *e, const struct fi_msg *msg,
 
 	if (!msg)
 		return -FI_EINVAL;
-	r = (struct pl_match_recv){
-		.iov = msg->msg_iov, .desc = msg->desc,
-		.iov_count = msg->iov_count, .src = msg->addr,
-		.context = msg->context, .flags = RDM_EP_APP_FLAGS(flags),
-	};
+	r = rdm_ep_recv_of_msg(msg, flags);
 	return rdm_ep_rx_post(rdm_ep_of_fid(&e->fid), PL_MATCH_MSG, &r);
 }
 

@@ -16,12 +16,10 @@ static ssize_t rdm_ep_tagged_recvv(struct fid_ep *e, const struct iovec *iov,
 {
 	uint64_t tx_op_flags, rx_op_flags;
 	struct rdm_ep *ep = rdm_ep_of(e, &tx_op_flags, &rx_op_flags);
-	struct pl_match_recv r = {
-		.iov = iov, .desc = desc, .iov_count = count, .src = src,
-		.tag = tag, .ignore = ignore, .context = context,
-		/* FI_MULTI_RECV is for untagged receives only */
-		.flags = rx_op_flags & ~FI_MULTI_RECV,
-	};
+	/* FI_MULTI_RECV is for untagged receives only */
+	struct pl_match_recv r = rdm_ep_recv_of(iov, desc, count, src, tag,
+						ignore, context,
+						rx_op_flags & ~FI_MULTI_RECV);
 
 	return rdm_ep_rx_post(ep, PL_MATCH_TAGGED, &r);
 }
@@ -43,12 +41,7 @@ static ssize_t rdm_ep_tagged_recvmsg(struct fid_ep *e,
 
 	if (!msg)
 		return -FI_EINVAL;
-	r = (struct pl_match_recv){
-		.iov = msg->msg_iov, .desc = msg->desc,
-		.iov_count = msg->iov_count, .src = msg->addr,
-		.tag = msg->tag, .ignore = msg->ignore,
-		.context = msg->context, .flags = RDM_EP_APP_FLAGS(flags),
-	};
+	r = rdm_ep_recv_of_tmsg(msg, flags);
 	return rdm_ep_rx_post(rdm_ep_of_fid(&e->fid), PL_MATCH_TAGGED, &r);
 }
 

@@ -55,11 +55,8 @@ static ssize_t rdm_srx_recvv(struct fid_ep *e, const struct iovec *iov,
 			     void **desc, size_t count, fi_addr_t src,
 			     void *context)
 {
-	struct pl_match_recv r = {
-		.iov = iov, .desc = desc, .iov_count = count, .src = src,
-		.context = context,
-		.flags = ((struct rdm_srx *)e)->op_flags,
-	};
+	struct pl_match_recv r = rdm_ep_recv_of(iov, desc, count, src, 0, 0,
+		context, ((struct rdm_srx *)e)->op_flags);
 
 	return rdm_srx_post(e, PL_MATCH_MSG, &r);
 }
@@ -79,11 +76,7 @@ static ssize_t rdm_srx_recvmsg(struct fid_ep *e, const struct fi_msg *msg,
 
 	if (!msg)
 		return -FI_EINVAL;
-	r = (struct pl_match_recv){
-		.iov = msg->msg_iov, .desc = msg->desc,
-		.iov_count = msg->iov_count, .src = msg->addr,
-		.context = msg->context, .flags = RDM_EP_APP_FLAGS(flags),
-	};
+	r = rdm_ep_recv_of_msg(msg, flags);
 	return rdm_srx_post(e, PL_MATCH_MSG, &r);
 }
 
@@ -91,12 +84,10 @@ static ssize_t rdm_srx_trecvv(struct fid_ep *e, const struct iovec *iov,
 			      void **desc, size_t count, fi_addr_t src,
 			      uint64_t tag, uint64_t ignore, void *context)
 {
-	struct pl_match_recv r = {
-		.iov = iov, .desc = desc, .iov_count = count, .src = src,
-		.tag = tag, .ignore = ignore, .context = context,
-		/* FI_MULTI_RECV is for untagged receives only */
-		.flags = ((struct rdm_srx *)e)->op_flags & ~FI_MULTI_RECV,
-	};
+	/* FI_MULTI_RECV is for untagged receives only */
+	struct pl_match_recv r = rdm_ep_recv_of(iov, desc, count, src, tag,
+		ignore, context,
+		((struct rdm_srx *)e)->op_flags & ~FI_MULTI_RECV);
 
 	return rdm_srx_post(e, PL_MATCH_TAGGED, &r);
 }
@@ -118,12 +109,7 @@ static ssize_t rdm_srx_trecvmsg(struct fid_ep *e,
 
 	if (!msg)
 		return -FI_EINVAL;
-	r = (struct pl_match_recv){
-		.iov = msg->msg_iov, .desc = msg->desc,
-		.iov_count = msg->iov_count, .src = msg->addr,
-		.tag = msg->tag, .ignore = msg->ignore,
-		.context = msg->context, .flags = RDM_EP_APP_FLAGS(flags),
-	};
+	r = rdm_ep_recv_of_tmsg(msg, flags);
 	return rdm_srx_post(e, PL_MATCH_TAGGED, &r);
 }
 

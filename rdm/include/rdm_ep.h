@@ -422,6 +422,34 @@ ssize_t rdm_ep_tx_size_left(struct fid_ep *e);
 
 /* ---- receive path (rdm_ep_rx.c) ---- */
 
+/* A receive as the fi_msg / fi_tagged calls describe it (the endpoint's
+ * adapters and a shared receive context's build it alike). */
+static inline struct pl_match_recv rdm_ep_recv_of(const struct iovec *iov,
+		void **desc, size_t count, fi_addr_t src, uint64_t tag,
+		uint64_t ignore, void *context, uint64_t flags)
+{
+	return (struct pl_match_recv){
+		.iov = iov, .desc = desc, .iov_count = count, .src = src,
+		.tag = tag, .ignore = ignore, .context = context,
+		.flags = flags,
+	};
+}
+
+static inline struct pl_match_recv rdm_ep_recv_of_msg(const struct fi_msg *m,
+						      uint64_t flags)
+{
+	return rdm_ep_recv_of(m->msg_iov, m->desc, m->iov_count, m->addr, 0,
+			      0, m->context, RDM_EP_APP_FLAGS(flags));
+}
+
+static inline struct pl_match_recv
+rdm_ep_recv_of_tmsg(const struct fi_msg_tagged *m, uint64_t flags)
+{
+	return rdm_ep_recv_of(m->msg_iov, m->desc, m->iov_count, m->addr,
+			      m->tag, m->ignore, m->context,
+			      RDM_EP_APP_FLAGS(flags));
+}
+
 /* kind and r as pl_match_post takes them (r->flags are the operation's).
  * Called WITHOUT the lock. */
 ssize_t rdm_ep_rx_post(struct rdm_ep *ep, enum pl_match_kind kind,
