@@ -365,6 +365,33 @@ err:
 	return -FI_ENOMEM;
 }
 
+int rdm_sep_open(struct fid_domain *domain, struct fi_info *info,
+		 struct fid_ep **sep_p, void *context,
+		 int (*ep_open)(struct fid_domain *, struct fi_info *,
+				struct fid_ep **, void *))
+{
+	struct fid_ep *e;
+	int ret;
+
+	if (!info || !sep_p)
+		return -FI_EINVAL;
+	if (info->caps & (FI_RMA | FI_ATOMIC)) {
+		PL_WARN(FI_LOG_EP_CTRL, "fi_scalable_ep: contexts carry "
+			"messages only, not FI_RMA or FI_ATOMIC\n");
+		return -FI_EOPNOTSUPP;
+	}
+	ret = ep_open(domain, info, &e, context);
+	if (ret)
+		return ret;
+	ret = rdm_sep_init(rdm_ep_of_fid(&e->fid), domain, info);
+	if (ret) {
+		fi_close(&e->fid);
+		return ret;
+	}
+	*sep_p = e;
+	return 0;
+}
+
 void rdm_sep_ready(struct rdm_ep *ep)
 {
 	struct rdm_sep *sep = ep->sep;

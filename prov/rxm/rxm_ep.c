@@ -16,6 +16,7 @@
 #include "pl_compiler.h"
 #include "pl_fid_nosys.h"
 #include "pl_info.h"
+#include "rdm_sep.h"
 #include "rxm_ep.h"
 #include "rxm_params.h"
 
@@ -168,6 +169,8 @@ static int rxm_ep_enable(struct rxm_ep *ep)
 		pl_match_set_min_multi_recv(&ep->rdm.match,
 					    ep->rdm.base.min_multi_recv);
 	ep->rdm.ready = true;
+	if (ep->rdm.sep)
+		rdm_sep_ready(&ep->rdm);	/* its enabled contexts too */
 	ep->src = (struct rdm_ep_source){
 		.src = {
 			.poll = rdm_ep_progress_poll,
@@ -379,4 +382,10 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 		(struct fi_ops_atomic *)&rdm_ep_atomic_ops;
 	*ep_p = &ep->rdm.base.ep_fid;
 	return 0;
+}
+
+int rxm_sep_open(struct fid_domain *domain, struct fi_info *info,
+		 struct fid_ep **sep_p, void *context)
+{
+	return rdm_sep_open(domain, info, sep_p, context, rxm_ep_open);
 }

@@ -202,6 +202,7 @@ static int rxm_rndv_req_in(struct rxm_ep *ep, struct rxm_rxb *rxb,
 		.flags = RDM_RX_LATER |
 			 ((h->flags & RXM_F_TAGGED) ? RDM_RX_TAGGED : 0) |
 			 ((h->flags & RXM_F_CQ_DATA) ? RDM_RX_CQ_DATA : 0),
+		.rx_idx = (h->flags & RXM_F_RX_MASK) >> RXM_F_RX_SHIFT,
 		.src = rxb->peer->conn,
 	};
 	struct rxm_rx *rx = calloc(1, sizeof(*rx));

@@ -107,6 +107,12 @@ static uint32_t rxm_rx_flags(const struct rxm_hdr *h)
 	       ((h->flags & RXM_F_CQ_DATA) ? RDM_RX_CQ_DATA : 0);
 }
 
+/* The receive context a message names (checked by the core). */
+static inline uint32_t rxm_rx_idx(const struct rxm_hdr *h)
+{
+	return (h->flags & RXM_F_RX_MASK) >> RXM_F_RX_SHIFT;
+}
+
 static void rxm_rx_free(struct rxm_rx *rx)
 {
 	free(rx->staged);
@@ -120,6 +126,7 @@ static void rxm_rx_eager(struct rxm_ep *ep, struct rxm_rxb *rxb,
 	struct rdm_rx_hdr rh = {
 		.size = h->size, .tag = h->tag, .cq_data = h->cq_data,
 		.flags = rxm_rx_flags(h), .src = rxb->peer->conn,
+		.rx_idx = rxm_rx_idx(h),
 		.data = data,
 	};
 	struct rxm_rx *rx;
@@ -198,6 +205,7 @@ static void rxm_rx_sar(struct rxm_ep *ep, struct rxm_rxb *rxb,
 		struct rdm_rx_hdr rh = {
 			.size = h->size, .tag = h->tag, .cq_data = h->cq_data,
 			.flags = rxm_rx_flags(h) | RDM_RX_LATER,
+			.rx_idx = rxm_rx_idx(h),
 			.src = peer->conn,
 		};
 

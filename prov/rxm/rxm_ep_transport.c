@@ -183,8 +183,12 @@ static int rxm_ep_transport_send(struct rdm_ep *r, void *tpeer,
 {
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
 	struct rxm_conn *c = tpeer;
-	int ret = rxm_ep_transport_connect(ep, c);
+	int ret;
 
+	/* the header has 8 bits for a receive context (RXM_F_RX_MASK) */
+	if (msg->rx_idx > (RXM_F_RX_MASK >> RXM_F_RX_SHIFT))
+		return -FI_EINVAL;
+	ret = rxm_ep_transport_connect(ep, c);
 	return ret ? ret : rxm_ep_tx_send(ep, c->owner_data, msg);
 }
 

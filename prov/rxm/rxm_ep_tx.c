@@ -49,6 +49,8 @@ void rxm_ep_msg_hdr(struct rxm_hdr *h, uint8_t op,
 		flags |= RXM_F_TAGGED;
 	if (msg->flags & RDM_TX_CQ_DATA)
 		flags |= RXM_F_CQ_DATA;
+	/* at most 255 (rxm_ep_transport_send refuses more) */
+	flags |= (uint16_t)(msg->rx_idx << RXM_F_RX_SHIFT);
 	rxm_ep_hdr_fill(h, op, flags, seg, size,
 			(msg->flags & RDM_TX_TAGGED) ? msg->tag : 0,
 			(msg->flags & RDM_TX_CQ_DATA) ? msg->cq_data : 0,

@@ -12,12 +12,15 @@
 #include <rdma/fi_errno.h>
 
 #include "pl_info.h"
+#include "rdm_sep.h"
 #include "rxm_ep.h"
 #include "rxm_params.h"
 #include "rxm_prov.h"
 
+/* FI_NAMED_RX_CTX: scalable endpoints (rdm_sep.h), a transmit
+ * capability as fi_getinfo(3) classes it */
 #define RXM_TX_CAPS	(FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_SEND | \
-			 FI_READ | FI_WRITE)
+			 FI_READ | FI_WRITE | FI_NAMED_RX_CTX)
 #define RXM_RX_CAPS	(FI_MSG | FI_TAGGED | FI_RMA | FI_ATOMIC | FI_RECV | \
 			 FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT | \
 			 FI_DIRECTED_RECV | FI_SOURCE | FI_MULTI_RECV)
@@ -114,8 +117,9 @@ int rxm_info_get(uint32_t version, const char *node, const char *service,
 	i->domain_attr->mr_mode = 0;
 	i->domain_attr->mr_key_size = 8;
 	i->domain_attr->cq_data_size = 8;
-	i->domain_attr->max_ep_tx_ctx = 1;
-	i->domain_attr->max_ep_rx_ctx = 1;
+	/* contexts of a scalable endpoint, each way (rdm_sep.h) */
+	i->domain_attr->max_ep_tx_ctx = RDM_SEP_CTX_MAX;
+	i->domain_attr->max_ep_rx_ctx = RDM_SEP_CTX_MAX;
 	/* the RDM core's shared contexts (rdm_srx.h, rdm_stx.h) */
 	i->domain_attr->max_ep_stx_ctx = 1;
 	i->domain_attr->max_ep_srx_ctx = 1;

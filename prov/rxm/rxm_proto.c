@@ -103,8 +103,10 @@ int rxm_proto_check(const struct rxm_hdr *h, size_t len,
 	    (h->flags & ~RXM_F_ALL) || h->size > lim->max_msg_size)
 		return -FI_EINVAL;
 	/* LAST belongs to RMA writes alone, RNDV_WRITE to requests, CORE to
-	 * RMA writes and reads */
-	if (((h->flags & RXM_F_LAST) && h->op != RXM_OP_WRITE) ||
+	 * RMA writes and reads, a receive context to messages */
+	if (((h->flags & RXM_F_RX_MASK) && h->op != RXM_OP_EAGER &&
+	     h->op != RXM_OP_SAR && h->op != RXM_OP_RNDV_REQ) ||
+	    ((h->flags & RXM_F_LAST) && h->op != RXM_OP_WRITE) ||
 	    ((h->flags & RXM_F_RNDV_WRITE) && h->op != RXM_OP_RNDV_REQ) ||
 	    ((h->flags & RXM_F_CORE) && h->op != RXM_OP_WRITE &&
 	     h->op != RXM_OP_READ_REQ))

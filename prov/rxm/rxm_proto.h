@@ -76,8 +76,9 @@
 
 #include <rdma/fi_errno.h>
 
-#define RXM_PROTO_VERSION	4	/* 2: RMA and atomics; 3: write-based
-					 * rendezvous; 4: RMA by the core */
+#define RXM_PROTO_VERSION	5	/* 2: RMA and atomics; 3: write-based
+					 * rendezvous; 4: RMA by the core;
+					 * 5: RXM_F_RX_MASK */
 #define RXM_RNDV_IOV_MAX	4	/* buffers one rendezvous names */
 
 enum rxm_op {
@@ -102,8 +103,13 @@ enum rxm_op {
 #define RXM_F_RNDV_WRITE (1u << 3)	/* RNDV_REQ: the sender writes */
 #define RXM_F_CORE	(1u << 4)	/* WRITE, READ_REQ: by the core's RMA,
 					 * a struct rxm_rndv_req follows */
+/* Bits 8..15 of EAGER, SAR and RNDV_REQ: the receive context of a
+ * scalable endpoint the message is for (fi_rx_addr, rdm_sep.h), 0
+ * otherwise; checked by the receiver against its own count. */
+#define RXM_F_RX_SHIFT	8
+#define RXM_F_RX_MASK	(0xffu << RXM_F_RX_SHIFT)
 #define RXM_F_ALL	(RXM_F_TAGGED | RXM_F_CQ_DATA | RXM_F_LAST | \
-			 RXM_F_RNDV_WRITE | RXM_F_CORE)
+			 RXM_F_RNDV_WRITE | RXM_F_CORE | RXM_F_RX_MASK)
 
 /* Operand bytes of one atomic request (fi_atomicvalid's count follows);
  * a request is the 8-byte rdm_atomic_req header and up to twice this. */

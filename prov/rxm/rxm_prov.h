@@ -81,6 +81,9 @@ int rxm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		    struct fid_domain **domain_p, void *context);
 int rxm_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		struct fid_av **av_p, void *context);
+/* fi_scalable_ep: an endpoint with contexts (rdm_sep.h). */
+int rxm_sep_open(struct fid_domain *domain, struct fi_info *info,
+		 struct fid_ep **sep_p, void *context);
 int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 		struct fid_ep **ep_p, void *context);
 

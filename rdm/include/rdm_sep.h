@@ -54,6 +54,14 @@ struct rdm_sep {
 	enum rdm_sep_state	*tx_state, *rx_state;
 };
 
+/* fi_scalable_ep for a provider whose fi_endpoint is ep_open (its
+ * endpoint embeds struct rdm_ep first): the endpoint, then
+ * rdm_sep_init. -FI_EOPNOTSUPP for an info asking FI_RMA or FI_ATOMIC
+ * (contexts carry messages only). */
+int rdm_sep_open(struct fid_domain *domain, struct fi_info *info,
+		 struct fid_ep **sep_p, void *context,
+		 int (*ep_open)(struct fid_domain *, struct fi_info *,
+				struct fid_ep **, void *));
 /* Make ep (the provider's, opened from info, not enabled) a scalable
  * endpoint with info's tx_ctx_cnt / rx_ctx_cnt contexts. */
 int rdm_sep_init(struct rdm_ep *ep, struct fid_domain *domain,

@@ -38,7 +38,7 @@ put("rxm_cm", "other_version", cm(1, 0, 1, v4)[:4] + b"\x02" +
 
 
 def hdr(op, flags, seg, size, tag=0, data=0, msg_id=0):
-    return struct.pack("<BBHIQQQQ", 4, op, flags, seg, size, tag, data,
+    return struct.pack("<BBHIQQQQ", 5, op, flags, seg, size, tag, data,
                        msg_id)
 
 
@@ -90,3 +90,8 @@ put("rxm_hdr", "write_core_sum", hdr(5, 16 | 4, 0, 301, tag=301,
 put("rxm_hdr", "read_req_core", hdr(6, 16, 0, 300, msg_id=15) + rh + req)
 put("rxm_hdr", "read_req_core_short", hdr(6, 16, 0, 300, msg_id=15) + rh +
     req[:4])
+
+# a receive context of a scalable endpoint (protocol version 5): on
+# messages, and where it does not belong
+put("rxm_hdr", "eager_rx_ctx", hdr(1, 1 | (3 << 8), 0, 5, 0xAB) + b"hello")
+put("rxm_hdr", "rndv_done_rx_ctx", hdr(4, 3 << 8, 0, 300, msg_id=8))

@@ -17,7 +17,6 @@
 
 #include "pl_compiler.h"
 #include "pl_fid_nosys.h"
-#include "pl_log.h"
 #include "shm_addr.h"
 #include "rdm_rma.h"
 #include "rdm_sep.h"
@@ -304,25 +303,5 @@ err_free:
 int shm_sep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **sep_p, void *context)
 {
-	struct fid_ep *e;
-	int ret;
-
-	if (!info || !sep_p)
-		return -FI_EINVAL;
-	/* contexts carry messages only (rdm_sep.h) */
-	if (info->caps & (FI_RMA | FI_ATOMIC)) {
-		PL_WARN(FI_LOG_EP_CTRL, "shm: scalable endpoints carry "
-			"messages only, not FI_RMA or FI_ATOMIC\n");
-		return -FI_EOPNOTSUPP;
-	}
-	ret = shm_ep_open(domain, info, &e, context);
-	if (ret)
-		return ret;
-	ret = rdm_sep_init(&SHM_EP_OF_FID(&e->fid)->rdm, domain, info);
-	if (ret) {
-		fi_close(&e->fid);
-		return ret;
-	}
-	*sep_p = e;
-	return 0;
+	return rdm_sep_open(domain, info, sep_p, context, shm_ep_open);
 }

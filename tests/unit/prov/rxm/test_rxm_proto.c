@@ -391,9 +391,43 @@ static void test_rma_core(void **s)
 	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
 }
 
+/* A receive context of a scalable endpoint (RXM_F_RX_MASK): on messages
+ * only; its range is the receiver's to check (rdm_ep_rx_arrive). */
+static void test_rx_ctx(void **s)
+{
+	struct rxm_hdr h = hdr(RXM_OP_EAGER, 10);
+	struct rxm_rndv_req r = { .count = 1 };
+	size_t plen = offsetof(struct rxm_rndv_req, iov) + sizeof(r.iov[0]);
+
+	(void)s;
+	h.flags = RXM_F_TAGGED | (255u << RXM_F_RX_SHIFT);
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 10, &lim), 0);
+	h = hdr(RXM_OP_SAR, 2 * lim.buf_size);
+	h.msg_id = 3;
+	h.flags = 1u << RXM_F_RX_SHIFT;
+	assert_int_equal(rxm_proto_check(&h, lim.buf_size, &lim), 0);
+	h = hdr(RXM_OP_RNDV_REQ, 3000);
+	h.msg_id = 5;
+	h.flags = 7u << RXM_F_RX_SHIFT;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + plen, &lim), 0);
+	/* not on anything else */
+	h = hdr(RXM_OP_RNDV_DONE, 3000);
+	h.msg_id = 5;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), 0);
+	h.flags = 1u << RXM_F_RX_SHIFT;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h), &lim), -FI_EINVAL);
+	h = hdr(RXM_OP_WRITE, 8);
+	h.tag = 8;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 16 + 8, &lim), 0);
+	h.flags = 1u << RXM_F_RX_SHIFT;
+	assert_int_equal(rxm_proto_check(&h, sizeof(h) + 16 + 8, &lim),
+			 -FI_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rx_ctx),
 		cmocka_unit_test(test_eager),
 		cmocka_unit_test(test_sar),
 		cmocka_unit_test(test_rndv),
