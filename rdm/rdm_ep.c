@@ -169,6 +169,11 @@ int rdm_ep_bind(struct rdm_ep *ep, struct fid *bfid, uint64_t flags)
 {
 	if (!bfid)
 		return -FI_EINVAL;
+	/* a scalable endpoint's contexts already share its queue and lock
+	 * (rdm_sep.h): shared contexts on top are not offered */
+	if (ep->sep && (bfid->fclass == FI_CLASS_SRX_CTX ||
+			bfid->fclass == FI_CLASS_STX_CTX))
+		return -FI_EOPNOTSUPP;
 	switch (bfid->fclass) {
 	case FI_CLASS_SRX_CTX:
 		return rdm_srx_bind_ep(bfid, ep, flags);

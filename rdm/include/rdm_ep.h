@@ -27,6 +27,11 @@
  *                                                             before enable)
  *   srx_next                     the shared receive context   its ctl mutex
  *                                (rdm_srx.c)
+ *   xport, view, sep             rdm_ep_init, rdm_sep_init    immutable after
+ *                                                             (before enable)
+ *   ready, closing of a view     its enable / close, the      the scalable
+ *   (a scalable endpoint's       scalable endpoint's enable   endpoint's lock
+ *   context)                     and close (rdm_sep.c)        (its lockp)
  *   dirty (relaxed atomic)       locked calls write it        the lock (writes);
  *                                (rdm_ep_unlock), the source  reads need none
  *                                reads it (idle shortcut,     (a hint)

@@ -18,7 +18,8 @@
  *              itself, receives on a transmit context and sends on a
  *              receive context, an index out of range, a context handed
  *              out twice or reopened, the scalable endpoint's close while
- *              a context is open, FI_RMA on a scalable endpoint; a
+ *              a context is open, FI_RMA on a scalable endpoint,
+ *              shared contexts bound to a scalable endpoint; a
  *              message naming a context A does not have is dropped and
  *              A's contexts see nothing of it, as a plain endpoint drops
  *              one for any context but 0; fi_getinfo grants the
@@ -257,6 +258,23 @@ static void t_seperr(void)
 		  -FI_EOPNOTSUPP);
 	SHM_CHECK(fi_send(a.rx[0], &v, sizeof(v), NULL, 0, NULL) ==
 		  -FI_EOPNOTSUPP);
+	/* shared contexts on a scalable endpoint are not offered */
+	{
+		struct fid_ep *srx;
+		struct fid_stx *stx;
+		struct sep c;
+
+		c.info = sep_info(1, 1);
+		SHM_CHECK(fi_scalable_ep(C.domain, c.info, &c.sep, NULL) == 0);
+		SHM_CHECK(fi_srx_context(C.domain, NULL, &srx, NULL) == 0);
+		SHM_CHECK(fi_stx_context(C.domain, NULL, &stx, NULL) == 0);
+		SHM_CHECK(fi_ep_bind(c.sep, &srx->fid, 0) == -FI_EOPNOTSUPP);
+		SHM_CHECK(fi_ep_bind(c.sep, &stx->fid, 0) == -FI_EOPNOTSUPP);
+		SHM_CHECK(fi_close(&c.sep->fid) == 0);
+		SHM_CHECK(fi_close(&srx->fid) == 0);
+		SHM_CHECK(fi_close(&stx->fid) == 0);
+		fi_freeinfo(c.info);
+	}
 	/* indexes */
 	SHM_CHECK(fi_tx_context(a.sep, NTX, NULL, &x, NULL) == -FI_EINVAL);
 	SHM_CHECK(fi_rx_context(a.sep, -1, NULL, &x, NULL) == -FI_EINVAL);
