@@ -157,10 +157,10 @@ int rdm_ep_setopt(struct rdm_ep *ep, int level, int optname,
 
 	ret = pl_ep_setopt(&ep->base, level, optname, optval, optlen);
 	if (!ret && optname == FI_OPT_MIN_MULTI_RECV && !ep->srx) {
-		rdm_ep_lock(ep);
+		rdm_ep_lock(ep->xport);
 		pl_match_set_min_multi_recv(&ep->match,
 					    ep->base.min_multi_recv);
-		rdm_ep_unlock(ep);
+		rdm_ep_unlock(ep->xport);
 	}
 	return ret;
 }

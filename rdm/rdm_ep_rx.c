@@ -407,7 +407,9 @@ ssize_t rdm_ep_rx_post(struct rdm_ep *ep, enum pl_match_kind kind,
 	if (!(ep->base.caps & FI_DIRECTED_RECV) || r.src == FI_ADDR_NOTAVAIL)
 		r.src = FI_ADDR_UNSPEC;
 
-	rdm_ep_lock(ep);
+	/* a context of a scalable endpoint is serialized by that endpoint's
+	 * lock: every lock of a data call is taken through xport */
+	rdm_ep_lock(ep->xport);
 	if (!ep->ready || ep->view == RDM_VIEW_TX) {
 		/* a transmit context receives nothing */
 		ret = ep->ready ? -FI_EOPNOTSUPP : -FI_EOPBADSTATE;
@@ -430,7 +432,7 @@ ssize_t rdm_ep_rx_post(struct rdm_ep *ep, enum pl_match_kind kind,
 	else
 		rdm_ep_rx_claimed(ep, kind, &r, &res);
 out:
-	rdm_ep_unlock(ep);
+	rdm_ep_unlock(ep->xport);
 	return ret;
 }
 
@@ -449,7 +451,7 @@ ssize_t rdm_ep_rx_cancel_on(struct rdm_ep *ep, void *context)
 	struct pl_match_rx *mrx;
 	int ret;
 
-	rdm_ep_lock(ep);
+	rdm_ep_lock(ep->xport);
 	ret = pl_match_cancel(ep->matchp, context, &mrx);
 	if (!ret) {
 		uint64_t flags = FI_RECV | rdm_ep_rx_kind_flag(mrx->kind);
@@ -469,7 +471,7 @@ ssize_t rdm_ep_rx_cancel_on(struct rdm_ep *ep, void *context)
 		rdm_ep_cq_rx_err(ep, mrx->context, flags, FI_ECANCELED);
 		pl_match_rx_free(ep->matchp, mrx);
 	}
-	rdm_ep_unlock(ep);
+	rdm_ep_unlock(ep->xport);
 	return ret;
 }
 
@@ -482,7 +484,7 @@ ssize_t rdm_ep_rx_size_left(struct fid_ep *e)
 	size_t posted;
 	ssize_t n;
 
-	rdm_ep_lock(ep);
+	rdm_ep_lock(ep->xport);
 	if (!ep->ready) {
 		n = -FI_EOPBADSTATE;
 	} else {
@@ -490,6 +492,6 @@ ssize_t rdm_ep_rx_size_left(struct fid_ep *e)
 			 pl_match_posted_count(ep->matchp, PL_MATCH_TAGGED);
 		n = posted < ep->rx_size ? (ssize_t)(ep->rx_size - posted) : 0;
 	}
-	rdm_ep_unlock(ep);
+	rdm_ep_unlock(ep->xport);
 	return n;
 }

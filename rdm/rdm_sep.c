@@ -66,12 +66,12 @@ static int rdm_sep_view_close(struct fid *fid)
 	st = rdm_sep_state_of(v);
 	if (!st || *st != RDM_SEP_OPEN)
 		return -FI_EINVAL;
-	rdm_ep_lock(v);		/* the scalable endpoint's lock */
+	rdm_ep_lock(v->xport);	/* the scalable endpoint's lock */
 	v->closing = true;	/* what is still in flight reports nothing */
 	v->ready = false;
 	if (v->view == RDM_VIEW_RX)
 		rdm_sep_view_drop_ux(v);
-	rdm_ep_unlock(v);
+	rdm_ep_unlock(v->xport);
 	/* its CQs and counters are the application's to close next; the
 	 * memory stays until the scalable endpoint closes */
 	pl_ep_fini(&v->base);
@@ -98,9 +98,9 @@ static int rdm_sep_view_enable(struct rdm_ep *v)
 	if (v->base.enabled)
 		return -FI_EOPBADSTATE;
 	v->base.enabled = true;
-	rdm_ep_lock(v);
+	rdm_ep_lock(v->xport);
 	v->ready = v->xport->ready;	/* else at rdm_sep_ready */
-	rdm_ep_unlock(v);
+	rdm_ep_unlock(v->xport);
 	return 0;
 }
 
@@ -184,11 +184,8 @@ static struct rdm_ep *rdm_sep_view_new(struct rdm_ep *owner,
 		return NULL;
 	}
 	v->view = kind;
+	/* one transport, one lock: data calls lock through xport */
 	v->xport = owner;
-	/* the scalable endpoint's lock and strategy: one transport */
-	v->locking = owner->locking;
-	v->asym = owner->asym;
-	v->lockp = owner->lockp;
 	v->base.ep_fid.fid.fclass = kind == RDM_VIEW_TX ? FI_CLASS_TX_CTX :
 							  FI_CLASS_RX_CTX;
 	v->base.ep_fid.fid.ops = &rdm_sep_view_fid_ops;

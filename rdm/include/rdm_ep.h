@@ -31,7 +31,8 @@
  *                                                             (before enable)
  *   ready, closing of a view     its enable / close, the      the scalable
  *   (a scalable endpoint's       scalable endpoint's enable   endpoint's lock
- *   context)                     and close (rdm_sep.c)        (its lockp)
+ *   context)                     and close (rdm_sep.c)        (taken through
+ *                                                             xport)
  *   dirty (relaxed atomic)       locked calls write it        the lock (writes);
  *                                (rdm_ep_unlock), the source  reads need none
  *                                reads it (idle shortcut,     (a hint)
@@ -186,9 +187,10 @@ struct rdm_ep {
 	struct rdm_ep		*srx_next;
 	struct rdm_stx		*stx;	 /* a shared transmit context, or NULL */
 	/* scalable endpoints (rdm_sep.h): xport is the endpoint whose
-	 * transport moves this one's data, itself unless this is a
-	 * context of a scalable endpoint (view: no transport, the scalable
-	 * endpoint's lock); sep: the contexts of a scalable endpoint */
+	 * transport moves this one's data and whose lock a data call takes
+	 * (rdm_ep_lock(ep->xport)), itself unless this is a context of a
+	 * scalable endpoint (view: no transport, no lock of its own in
+	 * use); sep: the contexts of a scalable endpoint */
 	struct rdm_ep		*xport;
 	uint8_t			view;	 /* RDM_VIEW_* */
 	struct rdm_sep		*sep;
@@ -271,10 +273,8 @@ static inline void rdm_ep_lock(struct rdm_ep *ep)
 static inline void rdm_ep_unlock(struct rdm_ep *ep)
 {
 	if (ep->locking) {
-		/* relaxed: a hint for the progress source, see dirty (the
-		 * transport's endpoint: a context of a scalable endpoint
-		 * has no source of its own) */
-		pl_store_relaxed(&ep->xport->dirty, 1u);
+		/* relaxed: a hint for the progress source, see dirty */
+		pl_store_relaxed(&ep->dirty, 1u);
 		pthread_mutex_unlock(ep->lockp);
 	} else if (ep->asym) {
 		pl_progress_ctx_app_leave(ep->asym);
