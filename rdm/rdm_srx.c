@@ -298,7 +298,6 @@ int rdm_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
 	pthread_mutex_init(&srx->ctl, NULL);
 	srx->dom = dom;
 	srx->op_flags = attr ? attr->op_flags : 0;
-	srx->caps = attr ? attr->caps : 0;
 	srx->size = attr && attr->size ? attr->size : RDM_SRX_SIZE_DEFAULT;
 	if (attr)
 		attr->size = srx->size;

@@ -49,7 +49,6 @@ struct rdm_srx {
 	struct rdm_ep		*eps;	/* bound, oldest first; under ctl */
 	unsigned		nbound;	/* bound and not yet closed (ctl) */
 	uint64_t		op_flags;
-	uint64_t		caps;
 	size_t			size;
 };
 
