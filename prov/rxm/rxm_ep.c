@@ -146,6 +146,8 @@ static void rxm_ep_transport_close(struct rxm_ep *ep)
 	if (ep->core_cq)
 		(void)fi_close(&ep->core_cq->fid);
 	ep->core_cq = NULL;
+	/* buffers held back by the unexpected limit (closing: released) */
+	rxm_ep_rx_unpark_all(ep);
 	while ((p = ep->peers)) {
 		ep->peers = p->all_next;
 		free(p);
@@ -348,6 +350,7 @@ int rxm_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->lim.buf_size = p->buffer_size;
 	ep->atomic_max = attr.atomic_max_bytes;
 	ep->lim.sar_limit = p->sar_limit;
+	ep->ux_limit = p->unexp_limit;
 	ep->rndv = rxm_domain_rndv(ep->dom);
 	ep->rndv_write = ep->rndv && p->use_rndv_write;
 	ep->core_inject = ep->dom->core_info->tx_attr ?

@@ -74,6 +74,7 @@ struct rxm_rxb {
 	struct fid_ep *ep;		/* where it is posted */
 	struct rxm_rxb_block *block;	/* whose mapping buf is in */
 	uint8_t *buf;			/* buffer_size bytes */
+	struct rxm_rxb *park_next;	/* ep->parked: held back (below) */
 };
 
 /* A connection's receive buffers (rxm_ep_rx_post_bufs): the records in
@@ -115,6 +116,10 @@ struct rxm_rx {
 	size_t pending_len;
 	uint8_t *staged;		/* eager data, or segments before
 					 * delivery (size bytes) */
+	/* bytes counted in ep->ux_bytes for it while the core holds it
+	 * unmatched (rxm_ep_rx.c: charged before it is handed up, given
+	 * back when the core delivers or discards it) */
+	uint64_t ux_charge;
 	/* rendezvous (rxm_ep_rndv.c): the sender's buffers, where the read
 	 * is posted, and its state */
 	bool rndv;
@@ -253,6 +258,15 @@ struct rxm_ep {
 	 * core's inject size, at most RXM_TX_FLAT_MAX */
 	size_t core_inject;
 	struct rxm_peer *peers;		/* all, freed at close */
+	/* Unexpected messages (rxm_ep_rx.c): ux_bytes are held for messages
+	 * the core holds unmatched (their copies and records); past
+	 * ux_limit (FI_OFI_RXM_UNEXP_LIMIT) a buffer that brought one more
+	 * is parked instead of posted again, until deliveries bring
+	 * ux_bytes back under the limit: its connection's window shrinks
+	 * and the core stops reading it (flow control). ux_mark: ux_bytes
+	 * when the arrival being handled began. */
+	uint64_t ux_bytes, ux_limit, ux_mark;
+	struct rxm_rxb *parked;
 };
 
 static inline struct rxm_ep *rxm_ep_of_rdm(struct rdm_ep *r)
@@ -316,6 +330,15 @@ void rxm_ep_rx_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb, size_t len);
 void rxm_ep_rxb_release(struct rxm_rxb *rxb);
 /* A core receive ended in error (the connection went): free rxb. */
 void rxm_ep_rx_buf_failed(struct rxm_ep *ep, struct rxm_rxb *rxb);
+/* Count n more bytes held for rx, which goes to the core unmatched. */
+static inline void rxm_ep_ux_charge(struct rxm_ep *ep, struct rxm_rx *rx,
+				    uint64_t n)
+{
+	rx->ux_charge += n;
+	ep->ux_bytes += n;
+}
+/* The endpoint closes: the parked buffers are released. */
+void rxm_ep_rx_unpark_all(struct rxm_ep *ep);
 /* The peer's connection ended: its segmented message fails. */
 void rxm_ep_rx_fail_peer(struct rxm_ep *ep, struct rxm_peer *peer, int err);
 int rxm_ep_rx_deliver(struct rxm_ep *ep, struct rxm_rx *rx,

@@ -229,6 +229,8 @@ static int rxm_rndv_req_in(struct rxm_ep *ep, struct rxm_rxb *rxb,
 	rx->read_ep = rxb->ep;
 	rx->rndv_next = rx->peer->rndv_rx;
 	rx->peer->rndv_rx = rx;
+	/* held while no receive takes it (rxm_ep.h) */
+	rxm_ep_ux_charge(ep, rx, sizeof(*rx));
 	rdm_ep_rx_arrive(&ep->rdm, &rh, rx);
 	return 0;
 }

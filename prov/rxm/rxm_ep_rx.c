@@ -83,15 +83,58 @@ int rxm_ep_rx_post_bufs(struct rxm_ep *ep, struct rxm_peer *peer,
 	return 0;
 }
 
-/* The buffer is free again: back on its connection if that still runs. */
-static void rxm_rx_repost(struct rxm_ep *ep, struct rxm_rxb *rxb)
+/* Post rxb again if its connection still runs on the core endpoint it
+ * was posted on (a parked buffer may have outlived it), else free it. */
+static void rxm_rx_post_again(struct rxm_ep *ep, struct rxm_rxb *rxb)
 {
 	struct rxm_peer *peer = rxb->peer;
+	struct rxm_conn *conn = peer->conn;
 
-	peer->rxb_posted--;
-	if (peer->conn->state != RXM_CONN_CONNECTED ||
+	if (ep->rdm.closing || conn->state != RXM_CONN_CONNECTED ||
+	    (rxb->ep != conn->msg_ep && rxb->ep != conn->loop_ep) ||
 	    rxm_rx_post(ep, peer, rxb))
 		rxm_ep_rxb_release(rxb);
+}
+
+/* The buffer is free again: back on its connection, unless the arrival
+ * it carried took the unexpected bytes past the limit (rxm_ep.h): then
+ * it waits on ep->parked, and the connection's window is one smaller. */
+static void rxm_rx_repost(struct rxm_ep *ep, struct rxm_rxb *rxb)
+{
+	rxb->peer->rxb_posted--;
+	if (ep->ux_bytes > ep->ux_limit && ep->ux_bytes > ep->ux_mark) {
+		if (!ep->parked)
+			RXM_LOG_DBG(FI_LOG_EP_DATA, "unexpected messages hold "
+				    "%llu bytes, past FI_OFI_RXM_UNEXP_LIMIT: "
+				    "their connections wait\n",
+				    (unsigned long long)ep->ux_bytes);
+		rxb->park_next = ep->parked;
+		ep->parked = rxb;
+		return;
+	}
+	rxm_rx_post_again(ep, rxb);
+}
+
+void rxm_ep_rx_unpark_all(struct rxm_ep *ep)
+{
+	struct rxm_rxb *rxb;
+
+	while ((rxb = ep->parked)) {
+		ep->parked = rxb->park_next;
+		rxm_rx_post_again(ep, rxb);
+	}
+}
+
+/* The core gave rx back (delivered or discarded): its bytes no longer
+ * count, and under the limit again the parked buffers go back. */
+static void rxm_rx_ux_release(struct rxm_ep *ep, struct rxm_rx *rx)
+{
+	if (!rx->ux_charge)
+		return;
+	ep->ux_bytes -= rx->ux_charge;
+	rx->ux_charge = 0;
+	if (ep->parked && ep->ux_bytes <= ep->ux_limit)
+		rxm_ep_rx_unpark_all(ep);
 }
 
 void rxm_ep_rx_buf_failed(struct rxm_ep *ep, struct rxm_rxb *rxb)
@@ -154,6 +197,7 @@ static void rxm_rx_eager(struct rxm_ep *ep, struct rxm_rxb *rxb,
 	rx->size = rx->got = h->size;
 	if (h->size)
 		memcpy(rx->staged, data, h->size);
+	rxm_ep_ux_charge(ep, rx, sizeof(*rx) + h->size);
 	rxm_rx_repost(ep, rxb);
 	rh.flags |= RDM_RX_UNMATCHED;
 	rh.data = NULL;
@@ -222,6 +266,9 @@ static void rxm_rx_sar(struct rxm_ep *ep, struct rxm_rxb *rxb,
 		rx->pending = data;
 		rx->pending_len = n;
 		peer->sar = rx;
+		/* the record is held if no receive takes it now (given back
+		 * at once otherwise: rx_deliver) */
+		rxm_ep_ux_charge(ep, rx, sizeof(*rx));
 		rdm_ep_rx_arrive(&ep->rdm, &rh, rx);
 		if (peer->sar != rx) {
 			/* delivered whole inside arrive, and freed */
@@ -234,6 +281,7 @@ static void rxm_rx_sar(struct rxm_ep *ep, struct rxm_rxb *rxb,
 			rx->staged = malloc(rx->size);
 			if (!rx->staged)
 				goto nomem;
+			rxm_ep_ux_charge(ep, rx, rx->size);
 			memcpy(rx->staged, data, n);
 		}
 		rxm_rx_repost(ep, rxb);
@@ -271,6 +319,7 @@ void rxm_ep_rx_arrived(struct rxm_ep *ep, struct rxm_rxb *rxb, size_t len)
 	struct rxm_peer *peer;
 	int ret;
 
+	ep->ux_mark = ep->ux_bytes;
 	if (len < sizeof(h)) {
 		ret = -FI_EINVAL;
 		goto bad;
@@ -343,6 +392,7 @@ int rxm_ep_rx_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 	uint64_t cap = pl_iov_total(iov, count);
 	int status;
 
+	rxm_rx_ux_release(ep, rx);
 	if (rx->rndv)
 		return rxm_ep_rndv_deliver(ep, rx, iov, count, ctx, len_p);
 	if (!rx->sar) {
@@ -383,6 +433,7 @@ int rxm_ep_rx_deliver(struct rxm_ep *ep, struct rxm_rx *rx,
 
 void rxm_ep_rx_discard(struct rxm_ep *ep, struct rxm_rx *rx)
 {
+	rxm_rx_ux_release(ep, rx);
 	if (rx->rndv) {
 		rxm_ep_rndv_discard(ep, rx);
 		return;

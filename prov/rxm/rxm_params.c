@@ -33,6 +33,14 @@ static const struct pl_param_def rxm_param_table[] = {
 	  "window: a sender waits while all are full)" },
 	{ "msg_tx_size", FI_PARAM_SIZE_T, "0",
 	  "tx_attr->size of each core endpoint (0: the core's default)" },
+	{ "unexp_limit", FI_PARAM_SIZE_T, RXM_STR(RXM_UNEXP_LIMIT_DEFAULT),
+	  "bytes an endpoint holds for messages that arrived before their "
+	  "receive (copies, and a record of each): past it, a connection "
+	  "that brings one more keeps that receive buffer until the "
+	  "application's receives bring the total back under it, so its "
+	  "sender waits (flow control: nothing is dropped). The memory "
+	  "held is at most this plus one receive window per connection "
+	  "(msg_rx_size buffers, a segmented message staged whole)" },
 	{ "use_srx", FI_PARAM_BOOL, "false",
 	  "ours has no effect: each connection has its own receive buffers "
 	  "(msg_rx_size of them); a shared receive context on the core is "
@@ -92,6 +100,9 @@ static void rxm_params_read(void)
 					   RXM_MSG_RX_SIZE_DEFAULT, 1, 4096);
 	p->msg_tx_size = pl_param_get_size(&rxm_prov, "msg_tx_size", 0, 0,
 					   1u << 16);
+	p->unexp_limit = pl_param_get_size(&rxm_prov, "unexp_limit",
+					   RXM_UNEXP_LIMIT_DEFAULT, 0,
+					   (size_t)1 << 48);
 	/* read so that a setting is checked and shown (fi_info -e); they
 	 * change nothing here, as their help says */
 	(void)pl_param_get_bool(&rxm_prov, "use_srx", false);

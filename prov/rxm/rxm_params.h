@@ -17,6 +17,10 @@
 #define RXM_TX_SIZE_DEFAULT	1024
 #define RXM_RX_SIZE_DEFAULT	1024
 #define RXM_MSG_RX_SIZE_DEFAULT	32
+/* bytes an endpoint holds for messages no receive took yet: enough for
+ * any MPI job's unexpected traffic on this class of machine, small
+ * beside its memory (prov/rxm/docs/provider.md, "Unexpected messages") */
+#define RXM_UNEXP_LIMIT_DEFAULT	268435456	/* 256 MiB */
 
 struct rxm_params {
 	size_t buffer_size;	/* FI_OFI_RXM_BUFFER_SIZE */
@@ -25,6 +29,7 @@ struct rxm_params {
 	size_t msg_rx_size;	/* FI_OFI_RXM_MSG_RX_SIZE */
 	size_t msg_tx_size;	/* FI_OFI_RXM_MSG_TX_SIZE, 0: the core's */
 	bool use_rndv_write;	/* FI_OFI_RXM_USE_RNDV_WRITE */
+	size_t unexp_limit;	/* FI_OFI_RXM_UNEXP_LIMIT */
 };
 
 void rxm_params_define(void);
