@@ -190,6 +190,10 @@ static int tcp_ep_close(struct fid *fid)
 	if (ep->state != TCP_EP_DOWN)
 		tcp_ep_fail(ep, FI_ECANCELED, false);
 	ep->closing = true;
+	/* before the CQs can go (pl_ep_fini): the context no longer picks
+	 * this endpoint to report a cancel */
+	if (ep->srx)
+		tcp_srx_detach(ep->srx, ep);
 	pthread_mutex_unlock(&ep->lock);
 	tcp_sockset_unmark_hot(&ep->dom->data_set, &ep->data_ev);
 	/* no pass of either context still holds this endpoint */
@@ -227,11 +231,20 @@ static int tcp_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 			return -FI_EOPBADSTATE;
 		if (ep->srx)
 			return -FI_EALREADY;
-		tcp_srx_ref(srx);
+		tcp_srx_attach(srx, ep);
 		ep->srx = srx;
 		return 0;
 	}
 	return pl_ep_bind(&ep->base, bfid, flags);
+}
+
+int tcp_ep_enable(struct tcp_ep *ep)
+{
+	int ret = pl_ep_enable(&ep->base);
+
+	if (!ret && ep->srx)
+		tcp_srx_enable(ep->srx, ep);
+	return ret;
 }
 
 static int tcp_ep_control(struct fid *fid, int command, void *arg)
@@ -243,7 +256,7 @@ static int tcp_ep_control(struct fid *fid, int command, void *arg)
 	switch (command) {
 	case FI_ENABLE:
 		pthread_mutex_lock(&ep->lock);
-		ret = pl_ep_enable(&ep->base);	/* -FI_EOPBADSTATE twice */
+		ret = tcp_ep_enable(ep);	/* -FI_EOPBADSTATE twice */
 		pthread_mutex_unlock(&ep->lock);
 		return ret;
 	case FI_GETOPSFLAG:
@@ -310,17 +323,13 @@ static ssize_t tcp_ep_cancel(fid_t fid, void *context)
 	struct tcp_ep *ep = pl_container_of(fid, struct tcp_ep,
 					    base.ep_fid.fid);
 	struct tcp_rx *rx;
-	bool tagged = false;
 
 	pthread_mutex_lock(&ep->lock);
 	rx = tcp_rxq_take_ctx(&ep->rxq, context);
-	if (!rx) {
+	if (!rx)
 		rx = tcp_rxq_take_ctx(&ep->trxq, context);
-		tagged = rx != NULL;
-	}
 	if (rx) {
-		tcp_ep_rx_complete(ep, rx, (tagged ? FI_TAGGED : FI_MSG) |
-				   FI_RECV, 0, NULL, 0, 0, FI_ECANCELED, 0);
+		tcp_ep_rx_report_canceled(ep, rx);
 		tcp_ep_rx_put(ep, rx);
 	}
 	pthread_mutex_unlock(&ep->lock);

@@ -222,6 +222,10 @@ struct tcp_ep {
 	bool stalled_on_reply;		/* a READ_REQ waits for a reply slot */
 	struct tcp_ep *srx_next;	/* on the srx's list of stalled eps */
 	bool on_srx_list;		/* under srx->lock */
+	/* under srx->lock: the srx's list of bound endpoints (from
+	 * fi_ep_bind to fi_close), and whether fi_enable ran since */
+	struct tcp_ep *srx_bound_next;
+	bool srx_enabled;
 	/* set by a shared receive context that re-armed the socket (it
 	 * holds no ep->lock): exchange acq_rel in the data handler pairs
 	 * with tcp_srx's release exchange */
@@ -239,6 +243,10 @@ void tcp_ep_update_events(struct tcp_ep *ep);
  * leaves its set, and FI_SHUTDOWN (or an error event) goes to the EQ.
  * Under ep->lock. */
 void tcp_ep_fail(struct tcp_ep *ep, int err, bool notify);
+/* fi_enable, or the one fi_connect and fi_accept do when the application
+ * did not: the engine's checks, then a bound shared receive context
+ * learns that the endpoint may report its cancels. Under ep->lock. */
+int tcp_ep_enable(struct tcp_ep *ep);
 /* Enter TCP_EP_CONNECTED: the socket joins the domain's data set. Under
  * ep->lock. 0 or -FI_E*. */
 int tcp_ep_go_connected(struct tcp_ep *ep);
@@ -326,6 +334,12 @@ void tcp_ep_rx_put(struct tcp_ep *ep, struct tcp_rx *rx);
 void tcp_ep_rx_complete(struct tcp_ep *ep, struct tcp_rx *rx, uint64_t flags,
 			size_t len, void *buf, uint64_t data, uint64_t tag,
 			int status, size_t olen);
+/* fi_cancel took rx off its queue: its FI_ECANCELED entry on ep's
+ * receive CQ (with the context, FI_RECV and FI_MSG or FI_TAGGED) and an
+ * error on its receive counter, as any failed receive reports. Needs no
+ * ep->lock: a shared receive context calls it under srx->lock for an
+ * endpoint on its bound list, which is never a closing one (tcp_srx.h). */
+void tcp_ep_rx_report_canceled(struct tcp_ep *ep, const struct tcp_rx *rx);
 
 /* tcp_ep_msg.c / tcp_ep_rma.c: the ops tables */
 extern struct fi_ops_msg tcp_ep_msg_ops;

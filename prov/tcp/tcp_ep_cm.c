@@ -194,7 +194,7 @@ int tcp_ep_cm_connect(struct fid_ep *ep_fid, const void *addr,
 		goto out;
 	}
 	if (!ep->base.enabled) {
-		ret = pl_ep_enable(&ep->base);
+		ret = tcp_ep_enable(ep);
 		if (ret)
 			goto out;
 	}
@@ -260,7 +260,7 @@ int tcp_ep_cm_accept(struct fid_ep *ep_fid, const void *param,
 		goto out;
 	}
 	if (!ep->base.enabled) {
-		ret = pl_ep_enable(&ep->base);
+		ret = tcp_ep_enable(ep);
 		if (ret)
 			goto out;
 	}

@@ -120,6 +120,21 @@ void tcp_ep_rx_put(struct tcp_ep *ep, struct tcp_rx *rx)
 	ep->rx_free = rx;
 }
 
+/* A failed receive's report: an entry on the receive CQ and the receive
+ * counter's error count. It reads only what fi_ep_bind set before
+ * fi_enable, and the engine's writers take no provider lock, so a shared
+ * receive context may call it without ep->lock (tcp_srx.c). */
+static void tcp_ep_rx_report_err(struct tcp_ep *ep,
+				 const struct fi_cq_err_entry *err)
+{
+	struct fid_cntr *cntr = pl_ep_cntr(&ep->base, PL_EP_CNTR_RECV);
+
+	if (ep->base.rx_cq)
+		pl_cq_write_err(ep->base.rx_cq, err, FI_ADDR_NOTAVAIL);
+	if (cntr)
+		pl_cntr_inc_err(cntr);
+}
+
 void tcp_ep_rx_complete(struct tcp_ep *ep, struct tcp_rx *rx, uint64_t flags,
 			size_t len, void *buf, uint64_t data, uint64_t tag,
 			int status, size_t olen)
@@ -138,21 +153,32 @@ void tcp_ep_rx_complete(struct tcp_ep *ep, struct tcp_rx *rx, uint64_t flags,
 			pl_cntr_inc(cntr);
 		return;
 	}
-	if (ep->base.rx_cq) {
-		memset(&err, 0, sizeof(err));
-		err.op_context = rx->context;
-		err.flags = flags;
-		err.len = len;
-		err.buf = buf;
-		err.data = data;
-		err.tag = tag;
-		err.olen = olen;
-		err.err = status;
-		err.prov_errno = -status;
-		pl_cq_write_err(ep->base.rx_cq, &err, FI_ADDR_NOTAVAIL);
-	}
-	if (cntr)
-		pl_cntr_inc_err(cntr);
+	memset(&err, 0, sizeof(err));
+	err.op_context = rx->context;
+	err.flags = flags;
+	err.len = len;
+	err.buf = buf;
+	err.data = data;
+	err.tag = tag;
+	err.olen = olen;
+	err.err = status;
+	err.prov_errno = -status;
+	tcp_ep_rx_report_err(ep, &err);
+}
+
+void tcp_ep_rx_report_canceled(struct tcp_ep *ep, const struct tcp_rx *rx)
+{
+	struct fi_cq_err_entry err;
+
+	memset(&err, 0, sizeof(err));
+	err.op_context = rx->context;
+	/* the buffer goes back to the application with this entry: for a
+	 * FI_MULTI_RECV buffer it is the release (fi_msg(3)) */
+	err.flags = (rx->tagged ? FI_TAGGED : FI_MSG) | FI_RECV |
+		    (rx->flags & FI_MULTI_RECV);
+	err.err = FI_ECANCELED;
+	err.prov_errno = -FI_ECANCELED;
+	tcp_ep_rx_report_err(ep, &err);
 }
 
 /* ---- the stream ---- */

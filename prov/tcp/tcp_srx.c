@@ -71,10 +71,91 @@ void tcp_srx_forget(struct tcp_srx *srx, struct tcp_ep *ep)
 	pthread_mutex_unlock(&srx->lock);
 }
 
-void tcp_srx_ref(struct tcp_srx *srx)
+void tcp_srx_attach(struct tcp_srx *srx, struct tcp_ep *ep)
 {
+	struct tcp_ep **pp;
+
 	/* acq_rel: pairs with close's acquire load */
 	pl_fetch_add_acq_rel(&srx->refs, 1);
+	pthread_mutex_lock(&srx->lock);
+	for (pp = &srx->bound; *pp; pp = &(*pp)->srx_bound_next)
+		;
+	ep->srx_bound_next = NULL;
+	ep->srx_enabled = false;
+	*pp = ep;
+	pthread_mutex_unlock(&srx->lock);
+}
+
+/*
+ * Who reports a receive canceled here. fi_cancel(3) puts the report on
+ * the CQ that would have taken the receive's completion, but the context
+ * has no CQ: the receive completes on the CQ of whichever bound endpoint
+ * the message that takes it arrives on, which is not known before it
+ * does. The rule is the one the RDM core keeps for its own shared
+ * contexts (rdm_srx.c): the oldest bound endpoint that is enabled; here
+ * the oldest such that has a receive CQ, since only a CQ entry carries
+ * the context, else the oldest with a receive counter (an error count is
+ * all it can be told). Fixed by the order of fi_ep_bind, so the
+ * application knows which CQ to read. NULL: no bound endpoint enabled.
+ * Under srx->lock, which makes rx_cq and the counter safe to read:
+ * fi_ep_bind set them before fi_enable, and tcp_srx_enable set
+ * srx_enabled after, under this lock.
+ */
+static struct tcp_ep *tcp_srx_reporter(struct tcp_srx *srx)
+{
+	struct tcp_ep *ep, *cntr_only = NULL;
+
+	for (ep = srx->bound; ep; ep = ep->srx_bound_next) {
+		if (!ep->srx_enabled)
+			continue;
+		if (ep->base.rx_cq)
+			return ep;
+		if (!cntr_only && pl_ep_cntr(&ep->base, PL_EP_CNTR_RECV))
+			cntr_only = ep;
+	}
+	return cntr_only;
+}
+
+/* Under srx->lock: rx's report goes to ep (tcp_srx_reporter), and the
+ * entry back to the pool. */
+static void tcp_srx_report(struct tcp_srx *srx, struct tcp_ep *ep,
+			   struct tcp_rx *rx)
+{
+	tcp_ep_rx_report_canceled(ep, rx);
+	rx->next = srx->free;
+	srx->free = rx;
+}
+
+void tcp_srx_enable(struct tcp_srx *srx, struct tcp_ep *ep)
+{
+	struct tcp_ep *rep;
+	struct tcp_rx *rx;
+
+	pthread_mutex_lock(&srx->lock);
+	ep->srx_enabled = true;
+	rep = tcp_srx_reporter(srx);
+	while (rep && (rx = srx->canceled.head)) {
+		srx->canceled.head = rx->next;
+		tcp_srx_report(srx, rep, rx);
+	}
+	if (!srx->canceled.head)
+		srx->canceled.tail = NULL;
+	pthread_mutex_unlock(&srx->lock);
+}
+
+void tcp_srx_detach(struct tcp_srx *srx, struct tcp_ep *ep)
+{
+	struct tcp_ep **pp;
+
+	pthread_mutex_lock(&srx->lock);
+	for (pp = &srx->bound; *pp; pp = &(*pp)->srx_bound_next)
+		if (*pp == ep) {
+			*pp = ep->srx_bound_next;
+			break;
+		}
+	ep->srx_bound_next = NULL;
+	ep->srx_enabled = false;
+	pthread_mutex_unlock(&srx->lock);
 }
 
 void tcp_srx_unref(struct tcp_srx *srx)
@@ -222,14 +303,23 @@ static ssize_t tcp_srx_cancel(fid_t fid, void *context)
 {
 	struct tcp_srx *srx = pl_container_of(fid, struct tcp_srx, ep_fid.fid);
 	struct tcp_rx *rx;
+	struct tcp_ep *ep;
 
 	pthread_mutex_lock(&srx->lock);
 	rx = tcp_rxq_take_ctx(&srx->rxq, context);
 	if (!rx)
 		rx = tcp_rxq_take_ctx(&srx->trxq, context);
 	if (rx) {
-		rx->next = srx->free;
-		srx->free = rx;
+		ep = tcp_srx_reporter(srx);
+		if (ep)
+			tcp_srx_report(srx, ep, rx);
+		else
+			/* receives are taken before any endpoint is bound
+			 * (the first messages must find them), so one may be
+			 * canceled then: its report is kept for the first
+			 * endpoint enabled, the first that could have taken
+			 * it, rather than lost */
+			tcp_rxq_push(&srx->canceled, rx);
 	}
 	pthread_mutex_unlock(&srx->lock);
 	return rx ? 0 : -FI_ENOENT;

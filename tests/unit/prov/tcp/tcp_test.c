@@ -262,7 +262,7 @@ static void tt_check_info(const struct fi_info *info)
 	tt_check_propel();
 }
 
-static void tt_open_cqs(struct tt_side *t)
+void tt_open_cqs(struct tt_side *t)
 {
 	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_TAGGED, .size = 4096 };
 	struct fi_cntr_attr na = { .events = FI_CNTR_EVENTS_COMP };
@@ -286,9 +286,12 @@ static void tt_open_eq(struct tt_side *t)
 	TT_EQ(fi_eq_open(t->fabric, &ea, &t->eq, NULL), 0);
 }
 
-/* Bind EQ, CQs and counters to t->ep and enable it. */
+/* Bind the shared receive context, EQ, CQs and counters to t->ep and
+ * enable it (unless opts.no_enable). */
 static void tt_ep_setup(struct tt_side *t)
 {
+	if (t->srx)
+		TT_EQ(fi_ep_bind(t->ep, &t->srx->fid, 0), 0);
 	TT_EQ(fi_ep_bind(t->ep, &t->eq->fid, 0), 0);
 	TT_EQ(fi_ep_bind(t->ep, &t->txcq->fid, FI_TRANSMIT), 0);
 	TT_EQ(fi_ep_bind(t->ep, &t->rxcq->fid, FI_RECV), 0);
@@ -298,7 +301,8 @@ static void tt_ep_setup(struct tt_side *t)
 	}
 	if (t->rwcntr)
 		TT_EQ(fi_ep_bind(t->ep, &t->rwcntr->fid, FI_REMOTE_WRITE), 0);
-	TT_EQ(fi_enable(t->ep), 0);
+	if (!t->opts.no_enable)
+		TT_EQ(fi_enable(t->ep), 0);
 	if (t->opts.min_multi_recv) {
 		size_t v = t->opts.min_multi_recv;
 
@@ -564,6 +568,7 @@ void tt_close(struct tt_side *t)
 {
 	tt_close_fid((struct fid **)&t->ep);
 	tt_close_fid((struct fid **)&t->pep);
+	tt_close_fid((struct fid **)&t->srx);
 	tt_close_fid((struct fid **)&t->txcntr);
 	tt_close_fid((struct fid **)&t->rxcntr);
 	tt_close_fid((struct fid **)&t->rwcntr);

@@ -114,6 +114,7 @@ struct tt_opts {
 	bool cntrs;			/* bind FI_SEND / FI_RECV counters */
 	bool remote_cntr;		/* bind an FI_REMOTE_WRITE counter */
 	size_t min_multi_recv;		/* 0: leave the default */
+	bool no_enable;			/* leave it to fi_accept/fi_connect */
 };
 
 /* One side: fabric, domain, EQ, CQs, counters, endpoints. */
@@ -129,6 +130,9 @@ struct tt_side {
 	struct fid_cq *txcq, *rxcq;
 	struct fid_cntr *txcntr, *rxcntr;
 	struct fid_cntr *rwcntr;	/* opts.remote_cntr */
+	struct fid_ep *srx;		/* a shared receive context the
+					 * scenario opened: every endpoint
+					 * set up after is bound to it */
 	int port;			/* server: listening port */
 };
 
@@ -145,6 +149,10 @@ void tt_server_connreq(struct tt_side *s, void *data, size_t *len);
 /* Server: open the domain (first time), CQs, and an endpoint from
  * s->conn_info, then fi_accept with data and wait FI_CONNECTED. */
 void tt_server_accept(struct tt_side *s, const void *data, size_t len);
+
+/* Open the side's CQs (and counters, as its opts ask) on t->domain;
+ * tt_server_accept does it unless the scenario opened the domain. */
+void tt_open_cqs(struct tt_side *t);
 
 /* Client: fabric, domain, EQ, CQs from fi_getinfo(127.0.0.1, port). */
 void tt_client_open(struct tt_side *c, const struct tt_opts *o, int port);
@@ -218,5 +226,6 @@ int tt_scn_trywait_rma(void);
 int tt_scn_burst(void);
 int tt_scn_held(void);		/* tcp_test_held.c */
 int tt_scn_spin_wait(void);	/* tcp_test_spin.c */
+int tt_scn_srx_cancel(void);	/* tcp_test_srx.c */
 
 #endif /* PROPEL_TESTS_TCP_TEST_H */

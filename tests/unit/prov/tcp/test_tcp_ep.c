@@ -29,6 +29,7 @@
  *   trywait, trywait_big, trywait_rma, burst   tcp_test_wait.c
  *   held                                       tcp_test_held.c
  *   spin_wait                                  tcp_test_spin.c
+ *   srx_cancel                                 tcp_test_srx.c
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -407,6 +408,7 @@ static const struct {
 	{ "burst", tt_scn_burst },
 	{ "held", tt_scn_held },
 	{ "spin_wait", tt_scn_spin_wait },
+	{ "srx_cancel", tt_scn_srx_cancel },
 };
 
 int main(int argc, char **argv)
@@ -420,7 +422,7 @@ int main(int argc, char **argv)
 			return scenarios[i].fn();
 	fprintf(stderr, "usage: %s SCENARIO (cm, storm, sizes, rma, auto, "
 		"rma_iov, kill, trywait, trywait_big, trywait_rma, burst, "
-		"held, spin_wait)\n",
+		"held, spin_wait, srx_cancel)\n",
 		argv[0]);
 	return 2;
 }
