@@ -11,9 +11,11 @@
 #include <stdint.h>
 
 #define RXM_BUFFER_SIZE_DEFAULT	16384
-/* measured (prov/rxm/docs/provider.md, "Protocols"): above 32 KiB the
- * rendezvous read moves more than twice the segments' bandwidth */
-#define RXM_SAR_LIMIT_DEFAULT	32768
+/* measured by tuning/sweep_rxm.py (prov/rxm/docs/provider.md, "The SAR
+ * limit, measured"): from 32 KiB on the rendezvous read moves more than
+ * twice the segments' bandwidth for half again their latency; at 16 KiB
+ * the two are even */
+#define RXM_SAR_LIMIT_DEFAULT	16384
 #define RXM_TX_SIZE_DEFAULT	1024
 #define RXM_RX_SIZE_DEFAULT	1024
 #define RXM_MSG_RX_SIZE_DEFAULT	32

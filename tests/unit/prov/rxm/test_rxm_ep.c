@@ -247,7 +247,7 @@ static int scn_auto(void)
 }
 
 /* The SAR limit's default (rxm_params.h): above it, rendezvous. */
-#define SAR_LIMIT	(32 * 1024)
+#define SAR_LIMIT	(16 * 1024)
 #define HUGE		(4 * 1024 * 1024 + 3)
 
 /* Poll both CQs n times: true if a's CQ stayed empty meanwhile. */

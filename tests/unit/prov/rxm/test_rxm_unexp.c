@@ -59,8 +59,11 @@ int main(int argc, char **argv)
 	fi_addr_t b_at_a;
 	ssize_t r;
 
-	if (argc == 2 && !strcmp(argv[1], "sar"))
+	if (argc == 2 && !strcmp(argv[1], "sar")) {
+		/* segmented: above one buffer, up to the SAR limit */
 		LEN = LEN_MAX;
+		CHECK_EQ(setenv("FI_OFI_RXM_SAR_LIMIT", "32768", 1), 0);
+	}
 	NMSG = TOTAL / LEN;
 	/* read once, when the provider first opens an endpoint */
 	CHECK_EQ(setenv("FI_OFI_RXM_UNEXP_LIMIT", "65536", 1), 0);
