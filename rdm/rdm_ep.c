@@ -12,6 +12,7 @@
 #include "rdm_rma.h"
 #include "rdm_ep_mrecv.h"
 #include "rdm_sep.h"
+#include "rdm_peer_srx.h"
 #include "rdm_srx.h"
 #include "rdm_stx.h"
 
@@ -106,13 +107,21 @@ void rdm_ep_close_rx(struct rdm_ep *ep)
 		for (ux = pl_match_unexp_next(ep->matchp, k, NULL); ux;
 		     ux = next) {
 			next = pl_match_unexp_next(ep->matchp, k, ux);
-			if (ux->owner != ep)
+			if (ux->owner != ep &&
+			    !((struct rdm_ep *)ux->owner)->peer_proxy)
 				continue;
 			if (ux->prov)
-				ep->tops->rx_discard(ep, ux->prov);
+				((struct rdm_ep *)ux->owner)->tops->rx_discard(
+					ux->owner, ux->prov);
 			pl_match_unexp_drop(ep->matchp, ux);
 		}
 	rdm_ep_unlock(ep);
+	/* the peer's messages dropped above go back to it; the messages
+	 * this endpoint's peer receive context's owner holds for it are
+	 * dropped (rdm_peer_srx.h) */
+	rdm_peer_owner_flush(ep);
+	if (ep->psrx)
+		rdm_peer_srx_ep_closed(ep);
 }
 
 void rdm_ep_fini(struct rdm_ep *ep)
@@ -131,6 +140,9 @@ void rdm_ep_fini(struct rdm_ep *ep)
 		rdm_srx_put(ep->srx);
 	if (ep->stx)
 		rdm_stx_put(ep->stx);
+	if (ep->psrx)
+		rdm_peer_srx_put(ep->psrx);
+	rdm_peer_owner_free(ep);
 	rdm_ep_lock_fini(ep);
 	rdm_ep_rxp_fini(ep);
 	rdm_ep_txe_fini(ep);
@@ -145,6 +157,14 @@ int rdm_ep_control(struct rdm_ep *ep, int command, void *arg)
 					    command, arg);
 	case FI_ALIAS:
 		return rdm_ep_alias_open(ep, arg);
+	case FI_EXPORT_FID: {
+		/* fi_export_fid: the receive queue for a peer provider */
+		struct fi_fid_export *exp = arg;
+
+		if (!exp)
+			return -FI_EINVAL;
+		return rdm_peer_owner_export(ep, exp->flags, exp->fid);
+	}
 	default:
 		return -FI_ENOSYS;
 	}
@@ -176,6 +196,8 @@ int rdm_ep_bind(struct rdm_ep *ep, struct fid *bfid, uint64_t flags)
 		return -FI_EOPNOTSUPP;
 	switch (bfid->fclass) {
 	case FI_CLASS_SRX_CTX:
+		if (rdm_peer_srx_is(bfid))
+			return rdm_peer_srx_bind_ep(bfid, ep, flags);
 		return rdm_srx_bind_ep(bfid, ep, flags);
 	case FI_CLASS_STX_CTX:
 		return rdm_stx_bind_ep(bfid, ep, flags);

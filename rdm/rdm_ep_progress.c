@@ -12,6 +12,7 @@
 
 #include "pl_compiler.h"
 #include "rdm_ep.h"
+#include "rdm_peer_srx.h"
 
 /*
  * Idle shortcut (locking endpoints only). A spinning poller (the
@@ -71,6 +72,11 @@ int rdm_ep_progress_poll(struct pl_progress_source *src, unsigned budget)
 	/* the transport is up at enable, before the source is added */
 	if (!ep->ready)
 		return 0;
+	/* an exported queue's matches for a peer, handed over outside the
+	 * lock (rdm_peer_srx.h); relaxed: set once, flush loads it again
+	 * with acquire */
+	if (PL_UNLIKELY(pl_load_relaxed(&ep->powner) != NULL))
+		rdm_peer_owner_flush(ep);
 	/* no lock to take, no sleeping thread to tell: the transport's
 	 * poll, as a tail call (the spinning poller's path) */
 	if (PL_LIKELY(!ep->locking && !ep->armed))

@@ -26,8 +26,10 @@
 #include "pl_compiler.h"
 #include "pl_iov.h"
 #include "pl_log.h"
+#include "pl_rcu.h"
 #include "rdm_ep.h"
 #include "rdm_ep_mrecv.h"
+#include "rdm_peer_srx.h"
 #include "rdm_sep.h"
 
 static uint64_t rdm_ep_rx_kind_flag(enum pl_match_kind kind)
@@ -56,7 +58,10 @@ static struct rdm_ep *rdm_ep_rx_owner(const struct pl_match_unexp *ux)
 /* Where a reception in q's queue of a message held by own completes. */
 static struct rdm_ep *rdm_ep_rx_cqt(struct rdm_ep *q, struct rdm_ep *own)
 {
-	return q->view ? q : own;
+	/* a message a peer holds (own is an export's proxy) completes on
+	 * the peer's CQ when placed; what is reported here without placing
+	 * it (a peek, a discard) goes to the queue's endpoint */
+	return (q->view || own->peer_proxy) ? q : own;
 }
 
 /* The queue a message arriving at own for receive context idx matches
@@ -67,6 +72,23 @@ static struct rdm_ep *rdm_ep_rx_queue(struct rdm_ep *own, uint32_t idx)
 	if (PL_LIKELY(!own->sep))
 		return idx ? NULL : own;
 	return rdm_sep_rx_view(own->sep, idx);
+}
+
+/* The sender as FI_SOURCE reports it: the FI_AV_USER_ID value its
+ * address was inserted with (fi_av(3): completions carry it in place of
+ * the fi_addr_t; matching keeps the fi_addr_t), else the fi_addr_t. A
+ * proxy's messages (rdm_peer_srx.h) come in the owner's terms already. */
+static fi_addr_t rdm_ep_rx_report_src(struct rdm_ep *own, fi_addr_t fa)
+{
+	struct pl_av_peer peer;
+
+	if (fa == FI_ADDR_NOTAVAIL || !own->base.av)
+		return fa;
+	pl_rcu_read_lock();
+	if (!pl_av_lookup_peer(own->base.av, fa, &peer))
+		fa = peer.user_id;
+	pl_rcu_read_unlock();
+	return fa;
 }
 
 static fi_addr_t rdm_ep_rx_ux_src(void *arg, const struct pl_match_unexp *ux)
@@ -138,10 +160,12 @@ static size_t rdm_ep_rx_rxp_init(struct rdm_ep *q, struct rdm_ep *own,
 	p->size = h->size;
 	p->tag = h->tag;
 	p->data = (h->flags & RDM_RX_CQ_DATA) ? h->cq_data : 0;
-	p->src = (q->base.caps & FI_SOURCE) ? src : FI_ADDR_NOTAVAIL;
+	p->src = (q->base.caps & FI_SOURCE) ? rdm_ep_rx_report_src(own, src) :
+					      FI_ADDR_NOTAVAIL;
 	p->src_err = false;
 	p->probe = false;
 	p->mrecv = NULL;
+	p->peer_entry = NULL;
 	if ((q->base.caps & FI_SOURCE_ERR) && src == FI_ADDR_NOTAVAIL &&
 	    h->src) {
 		p->src_name_len = own->tops->rx_src_name(own, h->src,
@@ -171,6 +195,11 @@ static void rdm_ep_rx_place(struct rdm_ep *q, struct rdm_ep *own,
 	size_t n;
 	int ret;
 
+	if (own->peer_proxy) {
+		/* a peer holds it: the peer places it (rdm_peer_srx.h) */
+		rdm_peer_owner_place(q, own, res, kind == PL_MATCH_TAGGED);
+		return;
+	}
 	n = rdm_ep_rx_rxp_init(q, own, kind, res, h, src, &p, slice);
 	/* only deliveries that can finish later need their record kept
 	 * (an rx entry of own: rdm_ep_rx_done gets it back from own's
@@ -233,8 +262,9 @@ int rdm_ep_rx_inline(struct rdm_ep *own, const struct rdm_rx_hdr *hdr)
 	struct pl_match_result res;
 	struct pl_match_hdr h;
 
-	if (!q || own->closing || q->closing)
-		return 0;	/* rdm_ep_rx_arrive discards it */
+	/* a peer receive context matches in rdm_ep_rx_arrive */
+	if (!q || own->closing || q->closing || own->psrx)
+		return 0;	/* rdm_ep_rx_arrive takes it */
 	h = (struct pl_match_hdr){
 		.src = rdm_ep_rx_src(q, own, hdr->src),
 		.tag = hdr->tag,
@@ -251,6 +281,7 @@ void rdm_ep_rx_done(struct rdm_ep *own, void *ctx, int status, uint64_t len)
 	struct rdm_ep_rxp *p = ctx;
 
 	rdm_ep_rx_settle(p, true, status, len);
+	rdm_peer_srx_entry_done(own, p);
 	rdm_ep_rxp_put(own, p);
 }
 
@@ -287,6 +318,11 @@ void rdm_ep_rx_arrive(struct rdm_ep *own, const struct rdm_rx_hdr *hdr,
 	}
 	if (own->closing || q->closing) {
 		own->tops->rx_discard(own, trx);
+		return;
+	}
+	if (own->psrx) {
+		/* matched through the owner of a peer receive context */
+		rdm_peer_srx_arrive(own, hdr, trx);
 		return;
 	}
 	h = (struct pl_match_hdr){
@@ -336,7 +372,8 @@ static void rdm_ep_rx_peek_done(struct rdm_ep *ep, enum pl_match_kind kind,
 		.size = ux->size,
 		.tag = ux->tag,
 		.data = (ux->flags & FI_REMOTE_CQ_DATA) ? ux->data : 0,
-		.src = (ep->base.caps & FI_SOURCE) ? ux->src : FI_ADDR_NOTAVAIL,
+		.src = (ep->base.caps & FI_SOURCE) ?
+		       rdm_ep_rx_report_src(own, ux->src) : FI_ADDR_NOTAVAIL,
 		.probe = true,	/* a probe is no receive: no counter */
 	};
 
@@ -410,8 +447,9 @@ ssize_t rdm_ep_rx_post(struct rdm_ep *ep, enum pl_match_kind kind,
 	/* a context of a scalable endpoint is serialized by that endpoint's
 	 * lock: every lock of a data call is taken through xport */
 	rdm_ep_lock(ep->xport);
-	if (!ep->ready || ep->view == RDM_VIEW_TX) {
-		/* a transmit context receives nothing */
+	if (!ep->ready || ep->view == RDM_VIEW_TX || ep->psrx) {
+		/* a transmit context receives nothing; an endpoint of a
+		 * peer receive context takes its receives from the owner */
 		ret = ep->ready ? -FI_EOPNOTSUPP : -FI_EOPBADSTATE;
 		goto out;
 	}
@@ -433,6 +471,8 @@ ssize_t rdm_ep_rx_post(struct rdm_ep *ep, enum pl_match_kind kind,
 		rdm_ep_rx_claimed(ep, kind, &r, &res);
 out:
 	rdm_ep_unlock(ep->xport);
+	/* a peer's messages matched or dropped by this post */
+	rdm_peer_owner_flush(ep);
 	return ret;
 }
 

@@ -11,6 +11,7 @@
 #include "pl_log.h"
 #include "rdm_ep.h"
 #include "rdm_ep_mrecv.h"
+#include "rdm_peer_srx.h"
 #include "rdm_srx.h"
 
 static struct fi_ops rdm_srx_fid_ops;
@@ -281,6 +282,9 @@ int rdm_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
 
 	if (!dom || !rx_ep)
 		return -FI_EINVAL;
+	/* fi_peer(3): an owner provider hands us its queue */
+	if (attr && (attr->op_flags & FI_PEER))
+		return rdm_peer_srx_open(domain, attr, rx_ep, context);
 	if (attr && (attr->op_flags & ~RDM_SRX_OP_FLAGS)) {
 		PL_WARN(FI_LOG_EP_CTRL, "fi_srx_context: op_flags 0x%llx "
 			"not all offered\n", (unsigned long long)attr->op_flags);

@@ -16,6 +16,7 @@
 #include "pl_compiler.h"
 #include "pl_fid_nosys.h"
 #include "pl_info.h"
+#include "rdm_peer_srx.h"
 #include "rdm_sep.h"
 #include "rxm_ep.h"
 #include "rxm_params.h"
@@ -227,6 +228,9 @@ static int rxm_ep_close(struct fid *fid)
 
 	if (ep->rdm.naliases)
 		return -FI_EBUSY;	/* fi_endpoint(3): aliases first */
+	/* a peer still uses receives it took from this queue */
+	if (rdm_peer_owner_busy(&ep->rdm))
+		return -FI_EBUSY;
 	/* first: after it returns, the connection thread never touches
 	 * the endpoint again */
 	if (ep->bg_src_added)

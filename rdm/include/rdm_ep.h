@@ -27,6 +27,14 @@
  *                                                             before enable)
  *   srx_next                     the shared receive context   its ctl mutex
  *                                (rdm_srx.c)
+ *   psrx                         fi_ep_bind of a peer         application
+ *                                receive context (before      (control path)
+ *                                fi_enable), read by arrivals
+ *   powner (atomic pointer)      fi_export_fid (once), read   release store,
+ *                                by the progress source       acquire loads
+ *                                without the lock             (rdm_peer_srx_owner.c)
+ *   peer_proxy                   set once, on the export's    immutable
+ *                                proxy endpoint
  *   xport, view, sep             rdm_ep_init, rdm_sep_init    immutable after
  *                                                             (before enable)
  *   ready, closing of a view     its enable / close, the      the scalable
@@ -114,6 +122,8 @@ struct rdm_ep_txe {
 #define RDM_VIEW_RX	2
 
 struct rdm_ep_mrecv;
+struct rdm_peer_srx;
+struct fi_peer_rx_entry;
 struct rdm_srx;
 struct rdm_stx;
 struct rdm_sep;
@@ -134,6 +144,9 @@ struct rdm_ep_rxp {
 	bool			src_err; /* FI_SOURCE_ERR: sender unknown */
 	bool			probe;	 /* FI_PEEK: no counter event */
 	struct rdm_ep_mrecv	*mrecv;	 /* multi-recv tracker, or NULL */
+	/* a reception a peer receive context's owner gave the buffer
+	 * for: given back to the owner once completed (rdm_peer_srx.h) */
+	struct fi_peer_rx_entry	*peer_entry;
 	size_t			src_name_len; /* bytes of src_name */
 	char			src_name[RDM_EP_ADDR_MAX]; /* if src_err */
 };
@@ -186,6 +199,13 @@ struct rdm_ep {
 	struct rdm_srx		*srx;
 	struct rdm_ep		*srx_next;
 	struct rdm_stx		*stx;	 /* a shared transmit context, or NULL */
+	/* fi_peer(3) (rdm_peer_srx.h): an imported peer receive context
+	 * the arrivals are matched through; the export of this queue to a
+	 * peer (struct rdm_peer_owner); true on an export's proxy, the
+	 * holder of the messages a peer queued here */
+	struct rdm_peer_srx	*psrx;
+	pl_atomic_ptr		powner;
+	bool			peer_proxy;
 	/* scalable endpoints (rdm_sep.h): xport is the endpoint whose
 	 * transport moves this one's data and whose lock a data call takes
 	 * (rdm_ep_lock(ep->xport)), itself unless this is a context of a

@@ -19,6 +19,7 @@
 #include "pl_fid_nosys.h"
 #include "shm_addr.h"
 #include "rdm_rma.h"
+#include "rdm_peer_srx.h"
 #include "rdm_sep.h"
 #include "shm_atomic.h"
 #include "shm_ep.h"
@@ -120,6 +121,9 @@ static int shm_ep_close(struct fid *fid)
 
 	if (ep->rdm.naliases)
 		return -FI_EBUSY;	/* fi_endpoint(3): aliases first */
+	/* a peer still uses receives it took from this queue */
+	if (rdm_peer_owner_busy(&ep->rdm))
+		return -FI_EBUSY;
 	if (ep->src_added)
 		pl_progress_source_remove(
 			pl_domain_progress(&ep->dom->base.domain_fid),

@@ -18,6 +18,10 @@
  *   mr         fi_mr_regv / fi_mr_regattr through the engine, raw keys
  *              through the domain's fi_control (FI_MAP_RAW_MR /
  *              FI_UNMAP_KEY)
+ *   userid     a sender inserted with FI_AV_USER_ID: FI_SOURCE reports
+ *              the user's value (fi_av(3)), for a message matched at
+ *              once, one queued first and a peek; a directed receive
+ *              still names the sender by its fi_addr_t
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -188,6 +192,52 @@ static void t_self(void)
 	cep_close(&a);
 }
 
+/* ---- userid ---- */
+
+static void t_userid(void)
+{
+	static const struct cep_opts o;
+	struct fi_msg_tagged m = { .tag = 6, .addr = FI_ADDR_UNSPEC };
+	struct fi_cq_tagged_entry e;
+	fi_addr_t id = 0x5150, got = FI_ADDR_NOTAVAIL, from;
+	struct cep a, b;
+	char in[8] = "";
+	int c;
+
+	SHM_CHECK(cep_open(&C, &a, &o) == 0);
+	SHM_CHECK(cep_open(&C, &b, &o) == 0);
+	/* b knows a under the id; the fi_addr_t comes back as id too
+	 * (fi_addr is in/out with FI_AV_USER_ID) */
+	got = id;
+	SHM_CHECK(fi_av_insert(b.av, a.name, 1, &got, FI_AV_USER_ID, NULL) ==
+		  1);
+	SHM_CHECK(fi_trecv(b.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, 5, 0,
+			   &c) == 0);
+	SHM_CHECK(CONF_RETRY(a.tcq, fi_tsend(a.ep, "now", 4, NULL,
+		cep_insert(&a, &b), 5, NULL)) == 0);
+	SHM_CHECK(conf_read(b.rcq, &e, 1, NULL, &from) == 1);
+	SHM_CHECK(e.op_context == &c && from == id);
+	/* queued before its receive; a peek reports it the same way */
+	SHM_CHECK(CONF_RETRY(a.tcq, fi_tsend(a.ep, "later", 6, NULL,
+		cep_insert(&a, &b), 6, NULL)) == 0);
+	for (;;) {
+		struct fi_cq_err_entry err = { 0 };
+
+		m.context = &c;
+		SHM_CHECK(fi_trecvmsg(b.ep, &m, FI_PEEK) == 0);
+		if (conf_read(b.rcq, &e, 1, &err, &from) == 1)
+			break;
+		SHM_CHECK(err.err == FI_ENOMSG);
+	}
+	SHM_CHECK(from == id);
+	SHM_CHECK(fi_trecv(b.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, 6, 0,
+			   &c) == 0);
+	SHM_CHECK(conf_read(b.rcq, &e, 1, NULL, &from) == 1);
+	SHM_CHECK(from == id && !strcmp(in, "later"));
+	cep_close(&a);
+	cep_close(&b);
+}
+
 /* ---- cntrwait ---- */
 
 static void t_cntrwait(void)
@@ -216,7 +266,7 @@ static void t_cntrwait(void)
 static const struct conf_scenario scenarios[] = {
 	{ "avremove", t_avremove }, { "sizeleft", t_sizeleft },
 	{ "alias", t_alias }, { "mr", t_mr }, { "self", t_self },
-	{ "cntrwait", t_cntrwait },
+	{ "cntrwait", t_cntrwait }, { "userid", t_userid },
 };
 
 int main(int argc, char **argv)

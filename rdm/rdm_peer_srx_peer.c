@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The peer's side of a peer shared receive context (rdm_peer_srx.h):
+ * fi_srx_context(FI_PEER) imports an owner's struct fid_peer_srx, and an
+ * endpoint bound to the import matches what arrives through the owner.
+ *
+ * Synchronization table (one struct rdm_peer_srx):
+ *   field              touched by                       serialized by
+ *   owner, dom         open only                        immutable
+ *   recs, nbound,      arrivals (under their endpoint's  lock (taken inside
+ *   each rec's own,    lock), the owner's start /        an endpoint's lock
+ *   busy, drop_next    discard (any thread), endpoint    by arrivals; never
+ *                      close, bind, close                held while one is
+ *                                                        taken)
+ *   a rec's trx and    its arrival, then the start /     the endpoint's lock
+ *   header fields      discard that pinned it (busy)
+ * The owner's start / discard may come from any thread, after the
+ * owner released its own lock (rdm_peer_srx.h): it pins the record
+ * (busy, under lock), releases the lock, then takes the endpoint's to
+ * place or drop the message. Endpoint close pins its records the same
+ * way, marks them ownerless and drops their messages: a later start /
+ * discard of such a record only gives the entry back.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fi_errno.h>
+
+#include "pl_compiler.h"
+#include "pl_fid_nosys.h"
+#include "pl_log.h"
+#include "pl_rcu.h"
+#include "rdm_ep.h"
+#include "rdm_peer_srx.h"
+
+struct rdm_peer_rec {
+	struct rdm_peer_rec	*next, *prev;	/* psrx->recs */
+	struct rdm_peer_srx	*psrx;
+	struct rdm_ep		*own;	/* NULL once it closed */
+	/* pinned: a start / discard, or its endpoint's close, works on it
+	 * (the others wait on psrx->idle) */
+	bool			busy;
+	struct rdm_peer_rec	*drop_next;	/* endpoint close's own list */
+	/* the message, as the transport handed it up */
+	void			*trx;
+	uint64_t		size, tag, cq_data;
+	uint32_t		flags;	/* RDM_RX_* */
+	fi_addr_t		src;	/* the owner's terms, or NOTAVAIL */
+};
+
+struct rdm_peer_srx {
+	struct fid_ep		ep_fid;	/* FI_CLASS_SRX_CTX; FIRST */
+	struct pl_domain	*dom;
+	struct fid_peer_srx	*owner;
+	pthread_mutex_t		lock;
+	pthread_cond_t		idle;	/* a pinned record was released */
+	unsigned		nbound;
+	struct rdm_peer_rec	*recs;
+};
+
+static struct fi_ops rdm_peer_srx_fid_ops;
+
+bool rdm_peer_srx_is(const struct fid *fid)
+{
+	return fid && fid->fclass == FI_CLASS_SRX_CTX &&
+	       fid->ops == &rdm_peer_srx_fid_ops;
+}
+
+static void rdm_peer_rec_link(struct rdm_peer_srx *psrx,
+			      struct rdm_peer_rec *r)
+{
+	r->prev = NULL;
+	r->next = psrx->recs;
+	if (psrx->recs)
+		psrx->recs->prev = r;
+	psrx->recs = r;
+}
+
+static void rdm_peer_rec_unlink(struct rdm_peer_srx *psrx,
+				struct rdm_peer_rec *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		psrx->recs = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+}
+
+/* The sender in the owner's terms: the FI_AV_USER_ID value it was
+ * inserted with (an owner inserts its peers' addresses under its own
+ * fi_addr_t), else our fi_addr_t; FI_ADDR_NOTAVAIL when the endpoint
+ * reports no source or the sender is not in the AV. */
+static fi_addr_t rdm_peer_srx_src(struct rdm_ep *ep, const void *src)
+{
+	struct pl_av_peer peer;
+	fi_addr_t fa;
+
+	if (!src || !ep->base.av ||
+	    !(ep->base.caps & (FI_SOURCE | FI_DIRECTED_RECV)))
+		return FI_ADDR_NOTAVAIL;
+	fa = ep->tops->rx_src(ep, src);
+	if (fa == FI_ADDR_NOTAVAIL)
+		return fa;
+	pl_rcu_read_lock();
+	if (!pl_av_lookup_peer(ep->base.av, fa, &peer))
+		fa = peer.user_id;
+	pl_rcu_read_unlock();
+	return fa;
+}
+
+/* Give the owner its entry back. */
+static void rdm_peer_srx_free_entry(struct fi_peer_rx_entry *entry)
+{
+	entry->srx->owner_ops->free_entry(entry);
+}
+
+void rdm_peer_srx_entry_done(struct rdm_ep *ep, struct rdm_ep_rxp *p)
+{
+	(void)ep;
+	if (p->peer_entry)
+		rdm_peer_srx_free_entry(p->peer_entry);
+	p->peer_entry = NULL;
+}
+
+/*
+ * Place the message trx (header h, sender src) into the receive the
+ * owner gave (entry) and complete it on ep's CQ, now or when its data
+ * has moved (rdm_ep_rx_done); the entry goes back with the completion.
+ * The entry is the owner's: its iov count is checked before use. Under
+ * ep's lock.
+ */
+static void rdm_peer_srx_place(struct rdm_ep *ep,
+			       struct fi_peer_rx_entry *entry,
+			       uint64_t size, uint64_t tag, uint64_t cq_data,
+			       uint32_t flags, fi_addr_t src, void *trx)
+{
+	bool cq = flags & RDM_RX_CQ_DATA;
+	struct rdm_ep_rxp p = {
+		.cq_ep = ep,
+		.context = entry->context,
+		.flags = FI_RECV |
+			 ((flags & RDM_RX_TAGGED) ? FI_TAGGED : FI_MSG) |
+			 (cq ? FI_REMOTE_CQ_DATA : 0) |
+			 (entry->flags & FI_MULTI_RECV),
+		.op_flags = entry->flags,
+		.size = size,
+		.tag = tag,
+		.data = cq ? cq_data : 0,
+		.src = (ep->base.caps & FI_SOURCE) ? src : FI_ADDR_NOTAVAIL,
+		.peer_entry = entry,
+	};
+	struct rdm_ep_rxp *heap = NULL;
+	uint64_t len = 0;
+	size_t i;
+	int ret;
+
+	if (entry->count > PL_MATCH_IOV_MAX || (entry->count && !entry->iov)) {
+		PL_WARN(FI_LOG_EP_DATA, "rdm: the peer receive context's "
+			"owner gave %zu buffers: message dropped\n",
+			entry->count);
+		ep->tops->rx_discard(ep, trx);
+		rdm_ep_cq_rx(ep, &p, -FI_EINVAL, 0);
+		rdm_peer_srx_entry_done(ep, &p);
+		return;
+	}
+	for (i = 0; i < entry->count; i++)
+		p.cap += entry->iov[i].iov_len;
+	p.buf = entry->count ? entry->iov[0].iov_base : NULL;
+	if (flags & RDM_RX_LATER) {
+		heap = rdm_ep_rxp_get(ep);
+		if (!heap) {
+			ep->tops->rx_discard(ep, trx);
+			rdm_ep_cq_rx(ep, &p, -FI_ENOMEM, 0);
+			rdm_peer_srx_entry_done(ep, &p);
+			return;
+		}
+		*heap = p;
+	}
+	ret = ep->tops->rx_deliver(ep, trx, entry->iov, entry->count, heap,
+				   &len);
+	if (ret == 1)
+		return;		/* rdm_ep_rx_done completes it */
+	if (heap)
+		rdm_ep_rxp_put(ep, heap);
+	rdm_ep_cq_rx(ep, &p, ret, ret && ret != -FI_ETRUNC ? 0 : len);
+	rdm_peer_srx_entry_done(ep, &p);
+}
+
+void rdm_peer_srx_arrive(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr,
+			 void *trx)
+{
+	struct rdm_peer_srx *psrx = ep->psrx;
+	struct fid_peer_srx *owner = psrx->owner;
+	bool tagged = hdr->flags & RDM_RX_TAGGED;
+	struct fi_peer_rx_entry *entry = NULL;
+	fi_addr_t src = rdm_peer_srx_src(ep, hdr->src);
+	struct rdm_peer_rec *r;
+	int ret;
+
+	ret = tagged ?
+	      owner->owner_ops->get_tag(owner, src, hdr->tag, &entry) :
+	      owner->owner_ops->get_msg(owner, src, (size_t)hdr->size,
+					&entry);
+	if (!ret && entry) {
+		rdm_peer_srx_place(ep, entry, hdr->size, hdr->tag,
+				   hdr->cq_data, hdr->flags, src, trx);
+		return;
+	}
+	if (ret != -FI_ENOENT || !entry) {
+		PL_WARN(FI_LOG_EP_DATA, "rdm: the peer receive context's "
+			"owner took no message (%d): dropped\n", ret);
+		ep->tops->rx_discard(ep, trx);
+		return;
+	}
+	/* nothing posted: the owner queues it, and starts it later */
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		PL_WARN(FI_LOG_EP_DATA, "rdm: no memory for a message the "
+			"peer receive context's owner queues: dropped\n");
+		ep->tops->rx_discard(ep, trx);
+		rdm_peer_srx_free_entry(entry);
+		return;
+	}
+	*r = (struct rdm_peer_rec){
+		.psrx = psrx, .own = ep, .trx = trx,
+		.size = hdr->size, .tag = hdr->tag, .cq_data = hdr->cq_data,
+		.flags = hdr->flags, .src = src,
+	};
+	entry->peer_context = r;
+	pthread_mutex_lock(&psrx->lock);
+	rdm_peer_rec_link(psrx, r);
+	pthread_mutex_unlock(&psrx->lock);
+	ret = tagged ? owner->owner_ops->queue_tag(entry) :
+		       owner->owner_ops->queue_msg(entry);
+	if (!ret)
+		return;
+	PL_WARN(FI_LOG_EP_DATA, "rdm: the peer receive context's owner "
+		"could not queue a message (%d): dropped\n", ret);
+	pthread_mutex_lock(&psrx->lock);
+	rdm_peer_rec_unlink(psrx, r);
+	pthread_mutex_unlock(&psrx->lock);
+	ep->tops->rx_discard(ep, trx);
+	rdm_peer_srx_free_entry(entry);
+	free(r);
+}
+
+/* The owner's start (place) or discard of a queued message. */
+static int rdm_peer_srx_resume(struct fi_peer_rx_entry *entry, bool place)
+{
+	struct rdm_peer_rec *r = entry ? entry->peer_context : NULL;
+	struct rdm_peer_srx *psrx;
+	bool placed = false;
+	struct rdm_ep *ep;
+
+	if (!r)
+		return -FI_EINVAL;
+	psrx = r->psrx;
+	pthread_mutex_lock(&psrx->lock);
+	/* pinned by its endpoint's close: wait until it is settled */
+	while (r->busy)
+		pthread_cond_wait(&psrx->idle, &psrx->lock);
+	ep = r->own;
+	r->busy = true;
+	pthread_mutex_unlock(&psrx->lock);
+	if (ep) {
+		rdm_ep_lock(ep->xport);
+		placed = place && !ep->closing;
+		if (placed)
+			rdm_peer_srx_place(ep, entry, r->size, r->tag,
+					   r->cq_data, r->flags, r->src,
+					   r->trx);
+		else
+			/* FI_DISCARD, or the endpoint is closing (its
+			 * completions are no longer written) */
+			ep->tops->rx_discard(ep, r->trx);
+		rdm_ep_unlock(ep->xport);
+	}
+	pthread_mutex_lock(&psrx->lock);
+	rdm_peer_rec_unlink(psrx, r);
+	r->busy = false;
+	pthread_cond_broadcast(&psrx->idle);
+	pthread_mutex_unlock(&psrx->lock);
+	/* placed: the entry went back with its completion (now or when
+	 * the data lands); dropped: it goes back now (fi_peer(3): control
+	 * returns to the peer, which frees it) */
+	if (!placed)
+		rdm_peer_srx_free_entry(entry);
+	free(r);
+	return 0;
+}
+
+static int rdm_peer_srx_start(struct fi_peer_rx_entry *entry)
+{
+	return rdm_peer_srx_resume(entry, true);
+}
+
+static int rdm_peer_srx_discard(struct fi_peer_rx_entry *entry)
+{
+	return rdm_peer_srx_resume(entry, false);
+}
+
+void rdm_peer_srx_ep_closed(struct rdm_ep *ep)
+{
+	struct rdm_peer_srx *psrx = ep->psrx;
+	struct rdm_peer_rec *r, *drop = NULL;
+
+	/* Take ep's records (the owner still holds their entries, so they
+	 * stay listed): wait until none is pinned by a start, then pin
+	 * them ourselves and mark them ownerless. closing is set, so no
+	 * arrival of ep makes a new one. */
+	pthread_mutex_lock(&psrx->lock);
+again:
+	for (r = psrx->recs; r; r = r->next) {
+		if (r->own != ep)
+			continue;
+		if (r->busy) {
+			pthread_cond_wait(&psrx->idle, &psrx->lock);
+			goto again;	/* the list may have changed */
+		}
+		r->own = NULL;
+		r->busy = true;
+		r->drop_next = drop;
+		drop = r;
+	}
+	pthread_mutex_unlock(&psrx->lock);
+	/* their messages leave with the endpoint; its lock is never taken
+	 * while ours is held (arrivals take ours inside theirs) */
+	rdm_ep_lock(ep->xport);
+	for (r = drop; r; r = r->drop_next)
+		ep->tops->rx_discard(ep, r->trx);
+	rdm_ep_unlock(ep->xport);
+	pthread_mutex_lock(&psrx->lock);
+	for (r = drop; r; r = r->drop_next) {
+		r->trx = NULL;
+		r->busy = false;
+	}
+	pthread_cond_broadcast(&psrx->idle);
+	pthread_mutex_unlock(&psrx->lock);
+}
+
+void rdm_peer_srx_put(struct rdm_peer_srx *psrx)
+{
+	pthread_mutex_lock(&psrx->lock);
+	psrx->nbound--;
+	pthread_mutex_unlock(&psrx->lock);
+}
+
+int rdm_peer_srx_bind_ep(struct fid *fid, struct rdm_ep *ep, uint64_t flags)
+{
+	struct rdm_peer_srx *psrx;
+
+	if (!rdm_peer_srx_is(fid) || flags)
+		return -FI_EINVAL;
+	psrx = pl_container_of(fid, struct rdm_peer_srx, ep_fid.fid);
+	if (ep->base.enabled)
+		return -FI_EOPBADSTATE;
+	/* one receive context per endpoint, of its own domain; a context
+	 * of a scalable endpoint has its own queue to keep (rdm_sep.h) */
+	if (ep->psrx || ep->srx || ep->sep || ep->view != RDM_VIEW_NONE ||
+	    psrx->dom != ep->base.dom)
+		return -FI_EINVAL;
+	pthread_mutex_lock(&psrx->lock);
+	psrx->nbound++;
+	pthread_mutex_unlock(&psrx->lock);
+	ep->psrx = psrx;
+	return 0;
+}
+
+static int rdm_peer_srx_close(struct fid *fid)
+{
+	struct rdm_peer_srx *psrx =
+		pl_container_of(fid, struct rdm_peer_srx, ep_fid.fid);
+
+	pthread_mutex_lock(&psrx->lock);
+	/* a bound endpoint, or a message the owner still holds (its entry
+	 * names a record of ours: the owner discards it when its own
+	 * endpoint closes) */
+	if (psrx->nbound || psrx->recs) {
+		pthread_mutex_unlock(&psrx->lock);
+		return -FI_EBUSY;
+	}
+	pthread_mutex_unlock(&psrx->lock);
+	pthread_cond_destroy(&psrx->idle);
+	pthread_mutex_destroy(&psrx->lock);
+	pl_domain_child_put(psrx->dom);
+	free(psrx);
+	return 0;
+}
+
+static struct fi_ops rdm_peer_srx_fid_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = rdm_peer_srx_close,
+	.bind = pl_fid_nosys_bind,
+	.control = pl_fid_nosys_control,
+	.ops_open = pl_fid_nosys_ops_open,
+	.tostr = pl_fid_nosys_tostr,
+	.ops_set = pl_fid_nosys_ops_set,
+};
+
+/* Receives are posted to the owner (fi_peer(3)): every data call here
+ * answers -FI_ENOSYS. */
+static struct fi_ops_ep rdm_peer_srx_ep_ops = {
+	.size = sizeof(struct fi_ops_ep),
+	.cancel = pl_fid_nosys_ep_cancel,
+	.getopt = pl_fid_nosys_ep_getopt,
+	.setopt = pl_fid_nosys_ep_setopt,
+	.tx_ctx = pl_fid_nosys_ep_tx_ctx,
+	.rx_ctx = pl_fid_nosys_ep_rx_ctx,
+	.rx_size_left = pl_fid_nosys_ep_rx_size_left,
+	.tx_size_left = pl_fid_nosys_ep_tx_size_left,
+};
+
+int rdm_peer_srx_open(struct fid_domain *domain, struct fi_rx_attr *attr,
+		      struct fid_ep **rx_ep, void *context)
+{
+	struct pl_domain *dom = pl_domain_of(domain);
+	struct fi_peer_srx_context *pctx = context;
+	struct fid_peer_srx *owner;
+	struct rdm_peer_srx *psrx;
+
+	if (!dom || !rx_ep || !attr || !(attr->op_flags & FI_PEER) ||
+	    (attr->op_flags & ~FI_PEER))
+		return -FI_EINVAL;
+	if (!pctx || pctx->size < sizeof(*pctx) || !pctx->srx)
+		return -FI_EINVAL;
+	owner = pctx->srx;
+	if (!owner->owner_ops ||
+	    owner->owner_ops->size < sizeof(struct fi_ops_srx_owner) ||
+	    !owner->owner_ops->get_msg || !owner->owner_ops->get_tag ||
+	    !owner->owner_ops->queue_msg || !owner->owner_ops->queue_tag ||
+	    !owner->owner_ops->free_entry || !owner->peer_ops ||
+	    owner->peer_ops->size < sizeof(struct fi_ops_srx_peer))
+		return -FI_EINVAL;
+	psrx = calloc(1, sizeof(*psrx));
+	if (!psrx)
+		return -FI_ENOMEM;
+	pthread_mutex_init(&psrx->lock, NULL);
+	pthread_cond_init(&psrx->idle, NULL);
+	psrx->dom = dom;
+	psrx->owner = owner;
+	/* fi_peer(3): the peer fills these in before it returns */
+	owner->peer_ops->start_msg = rdm_peer_srx_start;
+	owner->peer_ops->start_tag = rdm_peer_srx_start;
+	owner->peer_ops->discard_msg = rdm_peer_srx_discard;
+	owner->peer_ops->discard_tag = rdm_peer_srx_discard;
+	psrx->ep_fid.fid.fclass = FI_CLASS_SRX_CTX;
+	psrx->ep_fid.fid.context = context;
+	psrx->ep_fid.fid.ops = &rdm_peer_srx_fid_ops;
+	psrx->ep_fid.ops = &rdm_peer_srx_ep_ops;
+	psrx->ep_fid.cm = (struct fi_ops_cm *)&pl_fid_nosys_cm_ops;
+	psrx->ep_fid.msg = (struct fi_ops_msg *)&pl_fid_nosys_msg_ops;
+	psrx->ep_fid.rma = (struct fi_ops_rma *)&pl_fid_nosys_rma_ops;
+	psrx->ep_fid.tagged = (struct fi_ops_tagged *)&pl_fid_nosys_tagged_ops;
+	psrx->ep_fid.atomic = (struct fi_ops_atomic *)&pl_fid_nosys_atomic_ops;
+	psrx->ep_fid.collective =
+		(struct fi_ops_collective *)&pl_fid_nosys_collective_ops;
+	pl_domain_child_get(dom);
+	*rx_ep = &psrx->ep_fid;
+	return 0;
+}
