@@ -192,8 +192,11 @@ int pl_cq_write(struct fid_cq *fcq, void *op_context, uint64_t flags,
 {
 	struct pl_cq *cq = pl_cq_checked(fcq);
 
+	/* not a ring: a peer CQ (FI_PEER, pl_cq_import.c), or a bad fid
+	 * that it refuses; the ring path keeps its one branch */
 	if (PL_UNLIKELY(!cq))
-		return -FI_EINVAL;
+		return pl_cq_import_write(fcq, op_context, flags, len, buf,
+					  data, tag, src_addr);
 	return pl_cq_push(cq, op_context, flags, len, buf, data, tag,
 			  src_addr);
 }
@@ -244,8 +247,8 @@ int pl_cq_write_err(struct fid_cq *fcq, const struct fi_cq_err_entry *err,
 {
 	struct pl_cq *cq = pl_cq_checked(fcq);
 
-	if (!cq)
-		return -FI_EINVAL;
+	if (!cq)	/* a peer CQ, or refused there (see pl_cq_write) */
+		return pl_cq_import_write_err(fcq, err, src_addr);
 	return pl_cq_push_err(cq, err, src_addr);
 }
 
@@ -256,6 +259,8 @@ void pl_cq_ref(struct fid_cq *fcq)
 	/* R1: acq_rel, pairs with R2 in close */
 	if (cq)
 		pl_fetch_add_acq_rel(&cq->refs, 1);
+	else
+		(void)pl_cq_import_ref(fcq, 1);	/* a peer CQ, or ignored */
 }
 
 void pl_cq_unref(struct fid_cq *fcq)
@@ -265,6 +270,8 @@ void pl_cq_unref(struct fid_cq *fcq)
 	/* R1 */
 	if (cq)
 		pl_fetch_sub_acq_rel(&cq->refs, 1);
+	else
+		(void)pl_cq_import_ref(fcq, -1);
 }
 
 struct pl_waitable *pl_cq_waitable(struct fid_cq *fcq)
@@ -315,6 +322,20 @@ struct fid_peer_cq *pl_cq_peer(struct fid_cq *fcq)
 	struct pl_cq *cq = pl_cq_checked(fcq);
 
 	return cq ? &cq->peer : NULL;
+}
+
+struct pl_cq *pl_cq_of_owner(struct fid_peer_cq *p)
+{
+	struct pl_cq *cq;
+
+	/* only pl_cq_open makes a fid_peer_cq with our table, and it
+	 * points the fid's context back at the CQ: both must hold before
+	 * p is taken for ours (another provider may reuse the table) */
+	if (!p || p->owner_ops != &pl_cq_owner_tbl ||
+	    p->fid.fclass != FI_CLASS_PEER_CQ)
+		return NULL;
+	cq = pl_cq_of_peer(p);
+	return p->fid.context == cq ? cq : NULL;
 }
 
 /* ---- fid ops ---- */
@@ -390,7 +411,9 @@ static struct fi_ops_cq pl_cq_ops = {
 
 static int pl_cq_attr_check(const struct fi_cq_attr *attr)
 {
-	if (attr->flags & ~(uint64_t)FI_AFFINITY)
+	/* FI_AFFINITY: signaling_vector is a hint we may ignore; FI_PEER:
+	 * a peer CQ (pl_cq_import.c), whose own checks follow */
+	if (attr->flags & ~(uint64_t)(FI_AFFINITY | FI_PEER))
 		return -FI_EINVAL;
 	if ((unsigned)attr->format > FI_CQ_FORMAT_TAGGED)
 		return -FI_EINVAL;
@@ -466,6 +489,8 @@ int pl_cq_open(struct fid_domain *d, struct fi_cq_attr *attr,
 	ret = pl_cq_attr_check(attr);
 	if (ret)
 		return ret;
+	if (attr->flags & FI_PEER)
+		return pl_cq_import_open(dom, attr, cq_p, context);
 
 	sz = (sizeof(*cq) + PL_CACHELINE - 1) & ~(size_t)(PL_CACHELINE - 1);
 	cq = aligned_alloc(PL_CACHELINE, sz);
@@ -479,11 +504,10 @@ int pl_cq_open(struct fid_domain *d, struct fi_cq_attr *attr,
 	 * reach only propel's own layered providers (pl_cq_peer), whose
 	 * progress runs inside this domain's, so they write in the same
 	 * serialized calls; unless the provider writes from a thread of
-	 * its own (pl_domain.own_writer_thread). */
+	 * its own (pl_domain.own_writer_thread). A peer CQ of another
+	 * domain is let in only on the same terms (pl_cq_import.c). */
 	th = pl_domain_threading(d);
-	cq->serial = th == FI_THREAD_DOMAIN &&
-		     dom->data_progress != FI_PROGRESS_AUTO &&
-		     !dom->own_writer_thread;
+	cq->serial = pl_domain_serialized(dom);
 	ret = pl_spillq_init(&cq->q, sizeof(struct pl_cq_ent),
 			     pl_cq_ring_size(attr->size),
 			     cq->serial ? PL_SPILLQ_F_SERIAL : 0);

@@ -143,6 +143,25 @@ int pl_cq_signal(struct fid_cq *cq);
 const char *pl_cq_strerror(struct fid_cq *cq, int prov_errno,
 			   const void *err_data, char *buf, size_t len);
 
+/* pl_cq_import.c: the CQ fi_cq_open makes with FI_PEER (fi_peer(3),
+ * docs/peer.md), whose completions go to the owner's callbacks. open:
+ * dom and attr already checked by pl_cq_open. The write and ref entries
+ * are pl_cq.c's fallbacks for a fid that is not a ring CQ: -FI_EINVAL
+ * (write) or false (ref) when cq is not a peer CQ either. */
+int pl_cq_import_open(struct pl_domain *dom, const struct fi_cq_attr *attr,
+		      struct fid_cq **cq_p, void *context);
+int pl_cq_import_write(struct fid_cq *cq, void *op_context, uint64_t flags,
+		       size_t len, void *buf, uint64_t data, uint64_t tag,
+		       fi_addr_t src_addr);
+int pl_cq_import_write_err(struct fid_cq *cq,
+			   const struct fi_cq_err_entry *err,
+			   fi_addr_t src_addr);
+bool pl_cq_import_ref(struct fid_cq *cq, int delta);
+
+/* pl_cq.c: the ring CQ whose pl_cq_peer() p is, or NULL when p is not
+ * one of ours (a foreign owner). */
+struct pl_cq *pl_cq_of_owner(struct fid_peer_cq *p);
+
 /* pl_cq.c: the condition sread passes to pl_waitable_wait_until; arg
  * points at its size_t threshold. Arms the CQ like ready() does. */
 bool pl_cq_wait_pred(struct pl_waitable *w, void *arg);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Generic domain object (pl_domain.h): progress context, threading,
- * mr_mode negotiation, EQ binding and the busy-on-close rule.
+ * Generic domain object (pl_domain.h): progress context (its own, or
+ * the owner's for a peer domain), threading, mr_mode negotiation, EQ
+ * binding and the busy-on-close rule.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include <rdma/fi_errno.h>
 #include <rdma/fi_eq.h>
+#include <rdma/fi_ext.h>
 
 #include "pl_domain.h"
 #include "pl_hints_caps.h"
@@ -77,11 +79,40 @@ int pl_domain_mr_mode(int app, int prov, uint32_t api_version)
 	return prov;
 }
 
-int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
-		   const struct fi_info *info, uint32_t api_version,
-		   int prov_mr_mode, void *context)
+/* UNSPEC is manual (pl_progress_ctx_open). */
+static enum fi_progress pl_domain_progress_kind(enum fi_progress p)
+{
+	return p == FI_PROGRESS_AUTO ? FI_PROGRESS_AUTO : FI_PROGRESS_MANUAL;
+}
+
+/*
+ * A domain that shares owner's context must make the choices the
+ * context was opened for: whether a token or a thread exists is fixed
+ * there, and every strategy of the domain's objects (CQ queues, endpoint
+ * locks) follows from threading and data_progress. So the peer asks for
+ * the owner's, or leaves them UNSPEC and gets them.
+ */
+static int pl_domain_join_check(const struct pl_domain *owner,
+				const struct fi_domain_attr *da)
+{
+	if (da->threading != FI_THREAD_UNSPEC &&
+	    da->threading != owner->threading)
+		return -FI_EINVAL;
+	if (da->data_progress != FI_PROGRESS_UNSPEC &&
+	    pl_domain_progress_kind(da->data_progress) !=
+	    pl_domain_progress_kind(owner->data_progress))
+		return -FI_EINVAL;
+	return 0;
+}
+
+/* pl_domain_init, sharing owner's progress context when owner is set. */
+static int pl_domain_setup(struct pl_domain *dom, struct fid_fabric *fabric,
+			   const struct fi_info *info, uint32_t api_version,
+			   int prov_mr_mode, struct pl_domain *owner,
+			   void *context)
 {
 	const struct fi_domain_attr *da;
+	enum fi_progress progress;
 	enum fi_threading th;
 	int mr_mode, need, ret;
 
@@ -96,6 +127,14 @@ int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
 	default:
 		return -FI_EINVAL;
 	}
+	progress = da->data_progress;
+	if (owner) {
+		ret = pl_domain_join_check(owner, da);
+		if (ret)
+			return ret;
+		th = owner->threading;
+		progress = owner->data_progress;
+	}
 	/* Only what the granted capabilities need is required of the
 	 * application (pl_hints_caps_mr_need); for the rest, which it never
 	 * sees at work, the domain keeps the provider's own choice. */
@@ -106,14 +145,22 @@ int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
 	mr_mode |= pl_hints_caps_mr_need(prov_mr_mode, 0) & ~need;
 
 	memset(dom, 0, sizeof(*dom));
-	ret = pl_progress_ctx_open(da->data_progress, th, NULL, &dom->ctx);
-	if (ret)
-		return ret;
+	if (owner) {
+		/* the owner cannot close (nor its context) while we count as
+		 * its child; released in pl_domain_fini */
+		pl_domain_child_get(owner);
+		dom->owner = owner;
+		dom->ctx = owner->ctx;
+	} else {
+		ret = pl_progress_ctx_open(progress, th, NULL, &dom->ctx);
+		if (ret)
+			return ret;
+	}
 	dom->domain_fid.fid.fclass = FI_CLASS_DOMAIN;
 	dom->domain_fid.fid.context = context;
 	dom->magic = PL_DOMAIN_MAGIC;
 	dom->threading = th;
-	dom->data_progress = da->data_progress;
+	dom->data_progress = progress;
 	dom->api_version = api_version;
 	dom->mr_mode = mr_mode;
 	dom->mr_iov_limit = da->mr_iov_limit ? da->mr_iov_limit : 1;
@@ -126,6 +173,43 @@ int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
 	pl_domain_live = dom;
 	pthread_mutex_unlock(&pl_domain_live_lock);
 	return 0;
+}
+
+int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
+		   const struct fi_info *info, uint32_t api_version,
+		   int prov_mr_mode, void *context)
+{
+	return pl_domain_setup(dom, fabric, info, api_version, prov_mr_mode,
+			       NULL, context);
+}
+
+int pl_domain_init2(struct pl_domain *dom, struct fid_fabric *fabric,
+		    const struct fi_info *info, uint32_t api_version,
+		    int prov_mr_mode, uint64_t flags, void *context)
+{
+	const struct fi_peer_domain_context *pc = context;
+
+	if (!flags)
+		return pl_domain_init(dom, fabric, info, api_version,
+				      prov_mr_mode, context);
+	if (flags & ~(uint64_t)FI_PEER)
+		return -FI_EBADFLAGS;
+	if (!pc || pc->size < sizeof(*pc) || !pc->domain ||
+	    pc->domain->fid.fclass != FI_CLASS_DOMAIN)
+		return -FI_EINVAL;
+	/* NULL for a foreign owner: a context of our own (pl_domain.h) */
+	return pl_domain_setup(dom, fabric, info, api_version, prov_mr_mode,
+			       pl_domain_of(pc->domain), context);
+}
+
+bool pl_domain_serialized(const struct pl_domain *dom)
+{
+	for (; dom; dom = dom->owner)
+		if (dom->threading != FI_THREAD_DOMAIN ||
+		    dom->data_progress == FI_PROGRESS_AUTO ||
+		    dom->own_writer_thread)
+			return false;
+	return true;
 }
 
 int pl_domain_fini(struct pl_domain *dom)
@@ -150,7 +234,15 @@ int pl_domain_fini(struct pl_domain *dom)
 		}
 	}
 	pthread_mutex_unlock(&pl_domain_live_lock);
-	ret = dom->ctx ? pl_progress_ctx_close(dom->ctx) : 0;
+	if (dom->owner) {
+		/* the context is the owner's: our objects, closed before us,
+		 * removed their sources from it */
+		pl_domain_child_put(dom->owner);
+		dom->owner = NULL;
+		ret = 0;
+	} else {
+		ret = dom->ctx ? pl_progress_ctx_close(dom->ctx) : 0;
+	}
 	dom->ctx = NULL;
 	pl_fabric_obj_child_put(dom->fabric);
 	dom->magic = 0;

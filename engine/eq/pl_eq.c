@@ -430,6 +430,11 @@ int pl_eq_open(struct fid_fabric *f, struct fi_eq_attr *attr,
 
 	if (!eq_p)
 		return -FI_EINVAL;
+	/* fi_peer(3): a provider without peer EQs fails FI_PEER with
+	 * -FI_EINVAL rather than open an EQ the owner would never see
+	 * (docs/peer.md) */
+	if (attr && (attr->flags & FI_PEER))
+		return -FI_EINVAL;
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -FI_ENOMEM;

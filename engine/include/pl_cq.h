@@ -27,6 +27,12 @@
  *
  * Lifetime: whatever binds the CQ (an endpoint, a peer) takes
  * pl_cq_ref(); fi_close refuses with -FI_EBUSY while references remain.
+ *
+ * fi_peer(3) both ways (docs/peer.md): pl_cq_peer() is the owner side a
+ * CQ lends another provider; fi_cq_open with FI_PEER makes the peer
+ * side, a CQ without entries whose every pl_cq_write / pl_cq_write_err
+ * goes to the owner's callbacks (engine/cq/pl_cq_import.c). Providers
+ * write both kinds through the same two calls.
  */
 #ifndef PROPEL_PL_CQ_H
 #define PROPEL_PL_CQ_H
@@ -56,9 +62,18 @@ struct pl_waitable;
  * ops point .cq_open here (or wrap it). attr NULL means the defaults
  * (FI_CQ_FORMAT_CONTEXT, FI_WAIT_NONE, a default size). Returns 0,
  * -FI_EINVAL (NULL cq_p, unknown format, wait_obj or wait_cond,
- * FI_WAIT_SET without a wait set, flags other than FI_AFFINITY, size
- * above PL_CQ_MAX_SIZE), -FI_ENOMEM. d must be a pl_domain (the CQ
- * counts as its child).
+ * FI_WAIT_SET without a wait set, flags other than FI_AFFINITY and
+ * FI_PEER, size above PL_CQ_MAX_SIZE), -FI_ENOMEM. d must be a pl_domain
+ * (the CQ counts as its child).
+ *
+ * FI_PEER in attr->flags: a peer CQ (fi_peer(3)); context is a struct
+ * fi_peer_cq_context (read during the call only) whose fid_peer_cq must
+ * stay valid until the peer CQ closes. -FI_EINVAL as well for a context
+ * that is NULL or short, an owner without owner_ops, with a short table
+ * or without write / writeerr, a wait_obj other than NONE or UNSPEC, or
+ * an engine owner CQ that takes the serial queue while d's writers are
+ * not serialized with it (pl_domain_serialized). An engine owner CQ
+ * (pl_cq_peer) is referenced until the peer CQ closes.
  */
 int pl_cq_open(struct fid_domain *d, struct fi_cq_attr *attr,
 	       struct fid_cq **cq_p, void *context);
@@ -68,7 +83,8 @@ int pl_cq_open(struct fid_domain *d, struct fi_cq_attr *attr,
  * lacks are dropped). src_addr is kept for fi_cq_readfrom; pass
  * FI_ADDR_NOTAVAIL when unknown. Never fails for lack of room (the
  * overflow path takes it); -FI_ENOMEM only when even that cannot
- * allocate. Wakes a waiter when one may sleep.
+ * allocate. Wakes a waiter when one may sleep. On a peer CQ: the
+ * owner's write(), whose negative return is passed back.
  */
 int pl_cq_write(struct fid_cq *cq, void *op_context, uint64_t flags,
 		size_t len, void *buf, uint64_t data, uint64_t tag,
@@ -78,7 +94,9 @@ int pl_cq_write(struct fid_cq *cq, void *op_context, uint64_t flags,
  * Write one error completion. err->err is a positive FI_E* value;
  * err->err_data (if any, err_data_size bytes) is copied, so the caller
  * keeps ownership. src_addr as above (fi_cq_readfrom returns
- * -FI_EAVAIL for it like any other read).
+ * -FI_EAVAIL for it like any other read). On a peer CQ: the owner's
+ * writeerr(), err->err made positive; src_addr has no field there and
+ * is dropped.
  */
 int pl_cq_write_err(struct fid_cq *cq, const struct fi_cq_err_entry *err,
 		    fi_addr_t src_addr);

@@ -11,9 +11,15 @@
  * pl_domain_child_put() so that fi_close(domain) refuses with -FI_EBUSY
  * while any remains open.
  *
+ * A peer domain (fi_domain2 with FI_PEER, pl_domain_init2) whose owner
+ * is a pl_domain shares the owner's progress context instead of opening
+ * its own (DESIGN.md section 3: one context drives the whole stack) and
+ * counts as the owner's child until it closes. docs/peer.md.
+ *
  * Synchronization table
  *   field          writer                    readers          ordering
- *   ctx, threading,
+ *   ctx, owner,
+ *   threading,
  *   api_version,
  *   mr_mode,
  *   mr_iov_limit   pl_domain_init only       any thread       init happens
@@ -25,6 +31,7 @@
 #ifndef PROPEL_PL_DOMAIN_H
 #define PROPEL_PL_DOMAIN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rdma/fabric.h>
@@ -40,9 +47,13 @@ struct pl_progress_ctx;
 struct pl_domain {
 	struct fid_domain domain_fid;	/* provider fills ops; engine reads */
 	uint64_t magic;			/* init only */
-	struct pl_progress_ctx *ctx;	/* init only; owned, closed in fini */
-	enum fi_threading threading;	/* init only */
-	enum fi_progress data_progress;	/* init only */
+	/* init only; closed in fini unless it is owner's */
+	struct pl_progress_ctx *ctx;
+	/* init only: the domain whose ctx this one shares (FI_PEER), held
+	 * as its child until fini; NULL when ctx is our own */
+	struct pl_domain *owner;
+	enum fi_threading threading;	/* init only; owner's when shared */
+	enum fi_progress data_progress;	/* init only; owner's when shared */
 	/* init only (set by the provider before its first CQ opens): a
 	 * thread of the provider's own writes completions even under
 	 * manual progress (rxm's connection thread runs endpoints' passes,
@@ -85,9 +96,43 @@ int pl_domain_init(struct pl_domain *dom, struct fid_fabric *fabric,
 		   const struct fi_info *info, uint32_t api_version,
 		   int prov_mr_mode, void *context);
 
+/*
+ * fi_domain2 (fi_domain(3), fi_peer(3) "PEER DOMAIN"): pl_domain_init,
+ * with flags.
+ *   0: exactly pl_domain_init.
+ *   FI_PEER: context is a struct fi_peer_domain_context naming the
+ *     owner's domain. An owner that is a pl_domain (any propel provider)
+ *     lends its progress context: dom's sources are driven by whatever
+ *     drives the owner's (its reads under manual progress, its one
+ *     thread under auto), and dom takes the owner's threading and
+ *     data_progress; info may leave them UNSPEC or ask for exactly
+ *     those, anything else is -FI_EINVAL. The owner counts dom as a
+ *     child (its fi_close is -FI_EBUSY) until pl_domain_fini(dom). A
+ *     foreign owner is not touched after the call: dom opens its own
+ *     context as pl_domain_init does (the owner then drives it, e.g.
+ *     with fi_cq_read(peer_cq, NULL, 0)).
+ * Returns what pl_domain_init does, -FI_EINVAL for an FI_PEER context
+ * that is NULL, too small or names no domain, -FI_EBADFLAGS for any
+ * other flag. The owner must not be closed during the call.
+ */
+int pl_domain_init2(struct pl_domain *dom, struct fid_fabric *fabric,
+		    const struct fi_info *info, uint32_t api_version,
+		    int prov_mr_mode, uint64_t flags, void *context);
+
 /* -FI_EBUSY while children remain (nothing released then); otherwise
- * unrefs a bound EQ, closes the progress context and returns 0. */
+ * unrefs a bound EQ, closes the progress context (or, for a peer
+ * domain, lets go of the owner's) and returns 0. */
 int pl_domain_fini(struct pl_domain *dom);
+
+/*
+ * Is every call that may write a completion of dom one the application
+ * serializes with all its other calls on the domain? FI_THREAD_DOMAIN,
+ * manual progress and no thread of the provider's own
+ * (own_writer_thread), here and in every owner whose context dom
+ * shares (the owner's thread would run dom's sources). The engine's
+ * CQs then take the serial queue (pl_cq.c). Read at object creation.
+ */
+bool pl_domain_serialized(const struct pl_domain *dom);
 
 /*
  * mr_mode negotiation per fi_mr(3). app: what the application supports

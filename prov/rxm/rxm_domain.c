@@ -213,8 +213,13 @@ out:
 	return ret;
 }
 
-int rxm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
-		    struct fid_domain **domain_p, void *context)
+/* fi_domain, and fi_domain2's flags (pl_domain_init2: FI_PEER joins a
+ * propel owner's progress context, docs/peer.md; the core domain keeps
+ * its own). */
+static int rxm_domain_open_flags(struct fid_fabric *fabric,
+				 struct fi_info *info,
+				 struct fid_domain **domain_p, uint64_t flags,
+				 void *context)
 {
 	struct rxm_fabric *fab;
 	struct rxm_domain *d;
@@ -244,8 +249,9 @@ int rxm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	ret = fi_domain(fab->core_fabric, d->core_info, &d->core_domain, d);
 	if (ret)
 		goto err_info;
-	ret = pl_domain_init(&d->base, fabric, info, version,
-			     rxm_domain_mr_mode(info, version), context);
+	ret = pl_domain_init2(&d->base, fabric, info, version,
+			      rxm_domain_mr_mode(info, version), flags,
+			      context);
 	if (ret)
 		goto err_core;
 	/* the fabric's connection thread runs endpoints' passes, which
@@ -280,4 +286,17 @@ err_keymap:
 err_free:
 	free(d);
 	return ret;
+}
+
+int rxm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		    struct fid_domain **domain_p, void *context)
+{
+	return rxm_domain_open_flags(fabric, info, domain_p, 0, context);
+}
+
+int rxm_domain_open2(struct fid_fabric *fabric, struct fi_info *info,
+		     struct fid_domain **domain_p, uint64_t flags,
+		     void *context)
+{
+	return rxm_domain_open_flags(fabric, info, domain_p, flags, context);
 }

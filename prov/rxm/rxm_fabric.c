@@ -57,7 +57,7 @@ static struct fi_ops_fabric rxm_fabric_ops = {
 	.eq_open = pl_eq_open,
 	.wait_open = pl_wait_open,
 	.trywait = pl_trywait,
-	.domain2 = pl_fid_nosys_fabric_domain2,
+	.domain2 = rxm_domain_open2,
 };
 
 int rxm_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,

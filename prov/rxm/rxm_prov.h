@@ -79,6 +79,10 @@ int rxm_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 		    void *context);
 int rxm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		    struct fid_domain **domain_p, void *context);
+/* fi_domain2: flags 0 or FI_PEER (pl_domain_init2, docs/peer.md). */
+int rxm_domain_open2(struct fid_fabric *fabric, struct fi_info *info,
+		     struct fid_domain **domain_p, uint64_t flags,
+		     void *context);
 int rxm_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		struct fid_av **av_p, void *context);
 /* fi_scalable_ep: an endpoint with contexts (rdm_sep.h). */

@@ -133,8 +133,12 @@ static struct fi_ops_mr shm_domain_mr_ops = {
 	.regattr = shm_domain_mr_regattr,
 };
 
-int shm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
-		    struct fid_domain **domain_p, void *context)
+/* fi_domain, and fi_domain2's flags (pl_domain_init2: FI_PEER joins a
+ * propel owner's progress context, docs/peer.md). */
+static int shm_domain_open_flags(struct fid_fabric *fabric,
+				 struct fi_info *info,
+				 struct fid_domain **domain_p, uint64_t flags,
+				 void *context)
 {
 	struct shm_domain *d;
 	uint32_t version;
@@ -150,8 +154,9 @@ int shm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		goto err_free;
 	version = fabric->api_version ? fabric->api_version :
 					FI_VERSION(1, 17);
-	ret = pl_domain_init(&d->base, fabric, info, version,
-			     shm_mr_mode_domain(info, version), context);
+	ret = pl_domain_init2(&d->base, fabric, info, version,
+			      shm_mr_mode_domain(info, version), flags,
+			      context);
 	if (ret)
 		goto err_keymap;
 	d->base.domain_fid.fid.ops = &shm_domain_fid_ops;
@@ -165,4 +170,17 @@ err_keymap:
 err_free:
 	free(d);
 	return ret;
+}
+
+int shm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		    struct fid_domain **domain_p, void *context)
+{
+	return shm_domain_open_flags(fabric, info, domain_p, 0, context);
+}
+
+int shm_domain_open2(struct fid_fabric *fabric, struct fi_info *info,
+		     struct fid_domain **domain_p, uint64_t flags,
+		     void *context)
+{
+	return shm_domain_open_flags(fabric, info, domain_p, flags, context);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The shm fabric: nothing of its own but the factory of domains. EQs,
- * wait sets and fi_trywait are the engine's.
+ * The shm fabric: nothing of its own but the factory of domains
+ * (fi_domain, and fi_domain2 for a peer domain). EQs, wait sets and
+ * fi_trywait are the engine's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ static struct fi_ops_fabric shm_fabric_ops = {
 	.eq_open = pl_eq_open,
 	.wait_open = pl_wait_open,
 	.trywait = pl_trywait,
-	.domain2 = pl_fid_nosys_fabric_domain2,
+	.domain2 = shm_domain_open2,
 };
 
 int shm_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,

@@ -131,8 +131,12 @@ static struct fi_ops_mr tcp_domain_mr_ops = {
 	.regattr = tcp_domain_mr_regattr,
 };
 
-int tcp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
-		    struct fid_domain **domain_p, void *context)
+/* fi_domain, and fi_domain2's flags (pl_domain_init2: FI_PEER joins a
+ * propel owner's progress context, docs/peer.md). */
+static int tcp_domain_open_flags(struct fid_fabric *fabric,
+				 struct fi_info *info,
+				 struct fid_domain **domain_p, uint64_t flags,
+				 void *context)
 {
 	struct tcp_fabric *fab;
 	struct tcp_domain *d;
@@ -148,14 +152,16 @@ int tcp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	ret = pl_keymap_init(&d->keymap);
 	if (ret)
 		goto err_free;
-	ret = pl_domain_init(&d->base, fabric, info, fabric->api_version ?
-			     fabric->api_version : FI_VERSION(1, 17), 0,
-			     context);
+	ret = pl_domain_init2(&d->base, fabric, info, fabric->api_version ?
+			      fabric->api_version : FI_VERSION(1, 17), 0,
+			      flags, context);
 	if (ret)
 		goto err_keymap;
 	d->virt_addr = (d->base.mr_mode & FI_MR_VIRT_ADDR) != 0;
+	/* the domain's progress, not info's: a peer domain takes its
+	 * owner's */
 	d->coalesce = tcp_params_get()->tx_coalesce &&
-		      info->domain_attr->data_progress != FI_PROGRESS_AUTO;
+		      d->base.data_progress != FI_PROGRESS_AUTO;
 	ret = tcp_sockset_init(&d->data_set, "tcp data", true);
 	if (ret)
 		goto err_domain;
@@ -180,4 +186,17 @@ err_keymap:
 err_free:
 	free(d);
 	return ret;
+}
+
+int tcp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
+		    struct fid_domain **domain_p, void *context)
+{
+	return tcp_domain_open_flags(fabric, info, domain_p, 0, context);
+}
+
+int tcp_domain_open2(struct fid_fabric *fabric, struct fi_info *info,
+		     struct fid_domain **domain_p, uint64_t flags,
+		     void *context)
+{
+	return tcp_domain_open_flags(fabric, info, domain_p, flags, context);
 }

@@ -234,7 +234,7 @@ static struct fi_ops_fabric tcp_fabric_ops = {
 	.eq_open = pl_eq_open,
 	.wait_open = pl_wait_open,
 	.trywait = pl_trywait,
-	.domain2 = pl_fid_nosys_fabric_domain2,
+	.domain2 = tcp_domain_open2,
 };
 
 int tcp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,

@@ -236,6 +236,10 @@ int tcp_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 		    void *context);
 int tcp_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		    struct fid_domain **domain_p, void *context);
+/* fi_domain2: flags 0 or FI_PEER (pl_domain_init2, docs/peer.md). */
+int tcp_domain_open2(struct fid_fabric *fabric, struct fi_info *info,
+		     struct fid_domain **domain_p, uint64_t flags,
+		     void *context);
 int tcp_pep_open(struct fid_fabric *fabric, struct fi_info *info,
 		 struct fid_pep **pep_p, void *context);
 int tcp_ep_open(struct fid_domain *domain, struct fi_info *info,

@@ -68,6 +68,10 @@ struct shm_domain {
 
 int shm_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		    struct fid_domain **domain_p, void *context);
+/* fi_domain2: flags 0 or FI_PEER (pl_domain_init2, docs/peer.md). */
+int shm_domain_open2(struct fid_fabric *fabric, struct fi_info *info,
+		     struct fid_domain **domain_p, uint64_t flags,
+		     void *context);
 
 /* ---- address vector (shm_av.c) ---- */
 

@@ -670,7 +670,7 @@ static void test_bad_input(void **state)
 	assert_int_equal(pl_cq_open(&dom->domain_fid, &attr, &cq, NULL),
 			 -FI_EINVAL);
 	attr.wait_cond = FI_CQ_COND_NONE;
-	attr.flags = FI_PEER;
+	attr.flags = FI_PEER;	/* without its fi_peer_cq_context */
 	assert_int_equal(pl_cq_open(&dom->domain_fid, &attr, &cq, NULL),
 			 -FI_EINVAL);
 	assert_null(cq);	/* outputs set only on success */
