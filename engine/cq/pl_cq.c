@@ -381,6 +381,17 @@ static int pl_cq_control(struct fid *fid, int command, void *arg)
 	case FI_GETWAIT:
 	case FI_GETWAITOBJ:
 		return pl_waitable_control(&cq->w, command, arg);
+	case FI_EXPORT_FID: {
+		/* fi_export_fid: the owner side of fi_peer(3) for a provider
+		 * outside this library, the fid_peer_cq it passes to its
+		 * peer's fi_cq_open(FI_PEER); it lives as long as the CQ */
+		struct fi_fid_export *exp = arg;
+
+		if (!exp || !exp->fid || (exp->flags & ~FI_PEER))
+			return -FI_EINVAL;
+		*exp->fid = &cq->peer.fid;
+		return 0;
+	}
 	default:
 		return -FI_ENOSYS;
 	}

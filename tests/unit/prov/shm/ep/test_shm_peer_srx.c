@@ -19,6 +19,15 @@
  *            peer first waits in the owner's queue (FI_PEEK sees it,
  *            FI_DISCARD drops it) and completes on the peer's CQ when
  *            a receive is posted to the owner; closing in either order
+ *   stack    the three fi_peer(3) objects together through the public
+ *            API, as a provider stacking shm under itself would use
+ *            them: the peer endpoint lives in a domain joined to the
+ *            owner's (fi_domain2 FI_PEER), takes its receives from the
+ *            owner's queue (fi_export_fid of the endpoint) and completes
+ *            into the owner's CQ (fi_export_fid of the CQ, fi_cq_open
+ *            FI_PEER); the application reads that one CQ only, which
+ *            drives both endpoints, and FI_SOURCE names the sender by
+ *            the same fi_addr_t whichever endpoint its message reached
  *   mt       the same pair under threads: a sender thread alternates
  *            between the two endpoints, a thread posts the owner's
  *            receives and reads its CQ, another reads the peer's; every
@@ -28,6 +37,7 @@
  *            order ThreadSanitizer checks here)
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <rdma/fi_ext.h>
@@ -460,6 +470,105 @@ static void t_export(void)
 	cep_close(&s);
 }
 
+/* ---- stack ---- */
+
+static void t_stack(void)
+{
+	static const struct cep_opts none;
+	struct fi_rx_attr rxa = { .op_flags = FI_PEER };
+	struct fi_peer_srx_context sc = { sizeof(sc), NULL };
+	struct fi_peer_cq_context qc = { sizeof(qc), NULL };
+	struct fi_peer_domain_context dc = { sizeof(dc), C.domain };
+	struct fi_cq_attr pqa = { .format = FI_CQ_FORMAT_TAGGED,
+				  .flags = FI_PEER };
+	struct fi_cq_attr tqa = { .format = FI_CQ_FORMAT_TAGGED };
+	struct fi_av_attr ava = { .type = FI_AV_TABLE };
+	struct fi_cq_tagged_entry e;
+	struct fid_domain *b;
+	struct fid_cq *pcq, *ptcq;
+	struct fid_av *pav;
+	struct fid_ep *psrx, *pep;
+	struct fid *xsrx, *xcq;
+	struct cep o, s;
+	char name[128], in[4][8];
+	size_t namelen = sizeof(name);
+	fi_addr_t s_at_o, s_at_p, to_o, to_p, from;
+	int i;
+
+	SHM_CHECK(cep_open(&C, &o, &none) == 0);
+	SHM_CHECK(cep_open(&C, &s, &none) == 0);
+	s_at_o = cep_insert(&o, &s);
+	SHM_CHECK(fi_domain2(C.fabric, C.info, &b, FI_PEER, &dc) == 0);
+	SHM_CHECK(fi_export_fid(&o.ep->fid, 0, &xsrx, NULL) == 0);
+	SHM_CHECK(fi_export_fid(&o.rcq->fid, 0, &xcq, NULL) == 0);
+	SHM_CHECK(xcq->fclass == FI_CLASS_PEER_CQ);
+	sc.srx = (struct fid_peer_srx *)xsrx;
+	qc.cq = (struct fid_peer_cq *)xcq;
+	SHM_CHECK(fi_srx_context(b, &rxa, &psrx, &sc) == 0);
+	SHM_CHECK(fi_cq_open(b, &pqa, &pcq, &qc) == 0);
+	SHM_CHECK(fi_cq_open(b, &tqa, &ptcq, NULL) == 0);
+	SHM_CHECK(fi_av_open(b, &ava, &pav, NULL) == 0);
+	SHM_CHECK(fi_endpoint(b, C.info, &pep, NULL) == 0);
+	SHM_CHECK(fi_ep_bind(pep, &pav->fid, 0) == 0);
+	SHM_CHECK(fi_ep_bind(pep, &pcq->fid, FI_RECV) == 0);
+	SHM_CHECK(fi_ep_bind(pep, &ptcq->fid, FI_TRANSMIT) == 0);
+	SHM_CHECK(fi_ep_bind(pep, &psrx->fid, 0) == 0);
+	SHM_CHECK(fi_enable(pep) == 0);
+	SHM_CHECK(fi_getname(&pep->fid, name, &namelen) == 0);
+	/* the peer knows the sender under the owner's fi_addr_t */
+	s_at_p = s_at_o;
+	SHM_CHECK(fi_av_insert(pav, s.name, 1, &s_at_p, FI_AV_USER_ID,
+			       NULL) == 1);
+	to_o = cep_insert(&s, &o);
+	SHM_CHECK(fi_av_insert(s.av, name, 1, &to_p, 0, NULL) == 1);
+
+	/* two receives posted first, two messages that wait for theirs;
+	 * the even ones reach the owner's endpoint, the odd the peer's */
+	for (i = 0; i < 2; i++)
+		SHM_CHECK(fi_trecv(o.ep, in[i], sizeof(in[i]), NULL,
+				   FI_ADDR_UNSPEC, (uint64_t)i, 0, in[i]) == 0);
+	for (i = 0; i < 4; i++) {
+		char msg[8];
+
+		snprintf(msg, sizeof(msg), "m%d", i);
+		SHM_CHECK(CONF_RETRY(s.tcq, fi_tsend(s.ep, msg, 3, NULL,
+			(i & 1) ? to_p : to_o, (uint64_t)i, NULL)) == 0);
+	}
+	/* the owner's CQ alone: it drives the peer domain too */
+	for (i = 0; i < 2; i++) {
+		SHM_CHECK(conf_read(o.rcq, &e, 1, NULL, &from) == 1);
+		SHM_CHECK(e.op_context == in[e.tag] && from == s_at_o);
+	}
+	for (i = 2; i < 4; i++)
+		SHM_CHECK(fi_trecv(o.ep, in[i], sizeof(in[i]), NULL,
+				   FI_ADDR_UNSPEC, (uint64_t)i, 0, in[i]) == 0);
+	for (i = 2; i < 4; i++) {
+		SHM_CHECK(conf_read(o.rcq, &e, 1, NULL, &from) == 1);
+		SHM_CHECK(e.op_context == in[e.tag] && from == s_at_o);
+	}
+	for (i = 0; i < 4; i++) {
+		char want[8];
+
+		snprintf(want, sizeof(want), "m%d", i);
+		SHM_CHECK(!strcmp(in[i], want));
+	}
+	for (i = 0; i < 4; i++)
+		conf_wait(s.tcq, &e);
+	conf_none(ptcq);
+
+	/* the owner's domain and CQ outlive what joined them */
+	SHM_CHECK(fi_close(&o.rcq->fid) == -FI_EBUSY);
+	SHM_CHECK(fi_close(&pep->fid) == 0);
+	SHM_CHECK(fi_close(&psrx->fid) == 0);
+	SHM_CHECK(fi_close(&pcq->fid) == 0);
+	SHM_CHECK(fi_close(&ptcq->fid) == 0);
+	SHM_CHECK(fi_close(&pav->fid) == 0);
+	SHM_CHECK(fi_close(&C.domain->fid) == -FI_EBUSY);
+	SHM_CHECK(fi_close(&b->fid) == 0);
+	cep_close(&s);
+	cep_close(&o);
+}
+
 /* ---- mt ---- */
 
 #define MT_N 2000
@@ -574,7 +683,8 @@ static void t_mt(void)
 }
 
 static const struct conf_scenario scenarios[] = {
-	{ "import", t_import }, { "export", t_export }, { "mt", t_mt },
+	{ "import", t_import }, { "export", t_export }, { "stack", t_stack },
+	{ "mt", t_mt },
 };
 
 int main(int argc, char **argv)
