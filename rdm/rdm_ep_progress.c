@@ -42,6 +42,9 @@ static PL_NOINLINE int rdm_ep_progress_poll_slow(struct rdm_ep_source *s,
 	bool armed;
 	int n;
 
+	/* an exported queue's matches for a peer, handed over outside the
+	 * lock (rdm_peer_srx.h) */
+	rdm_peer_owner_flush(ep);
 	if (rdm_ep_progress_skip(ep))
 		return 0;
 	if (!rdm_ep_lock_try(ep))
@@ -72,14 +75,11 @@ int rdm_ep_progress_poll(struct pl_progress_source *src, unsigned budget)
 	/* the transport is up at enable, before the source is added */
 	if (!ep->ready)
 		return 0;
-	/* an exported queue's matches for a peer, handed over outside the
-	 * lock (rdm_peer_srx.h); relaxed: set once, flush loads it again
-	 * with acquire */
-	if (PL_UNLIKELY(pl_load_relaxed(&ep->powner) != NULL))
-		rdm_peer_owner_flush(ep);
-	/* no lock to take, no sleeping thread to tell: the transport's
-	 * poll, as a tail call (the spinning poller's path) */
-	if (PL_LIKELY(!ep->locking && !ep->armed))
+	/* no lock to take, no sleeping thread to tell, no peer to hand
+	 * matches to: the transport's poll, as a tail call (the spinning
+	 * poller's path); relaxed: see rdm_ep.exported */
+	if (PL_LIKELY(!ep->locking && !ep->armed &&
+		      !pl_load_relaxed(&ep->exported)))
 		return ep->tops->poll(ep, budget);
 	return rdm_ep_progress_poll_slow(s, budget);
 }

@@ -82,7 +82,8 @@ static fi_addr_t rdm_ep_rx_report_src(struct rdm_ep *own, fi_addr_t fa)
 {
 	struct pl_av_peer peer;
 
-	if (fa == FI_ADDR_NOTAVAIL || !own->base.av)
+	if (fa == FI_ADDR_NOTAVAIL || !own->base.av ||
+	    !pl_av_has_user_ids(own->base.av))
 		return fa;
 	pl_rcu_read_lock();
 	if (!pl_av_lookup_peer(own->base.av, fa, &peer))

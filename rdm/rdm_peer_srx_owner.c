@@ -285,7 +285,7 @@ static const struct rdm_transport_ops rdm_peer_proxy_tops = {
 	.rx_src_name = rdm_peer_proxy_rx_src_name,
 };
 
-void rdm_peer_owner_flush(struct rdm_ep *ep)
+void rdm_peer_owner_flush_slow(struct rdm_ep *ep)
 {
 	struct rdm_peer_owner *po = pl_load_acquire(&ep->powner);
 	struct rdm_peer_ownrec *rec, *next;
@@ -392,6 +392,9 @@ int rdm_peer_owner_export(struct rdm_ep *ep, uint64_t flags,
 	/* release: pairs with flush's acquire load (the progress source
 	 * runs it without the lock), which then sees po built */
 	pl_store_release(&ep->powner, (void *)po);
+	/* relaxed: a hint for the progress source's fast path, which then
+	 * reaches the slow path's flush (it loads powner with acquire) */
+	pl_store_relaxed(&ep->exported, 1u);
 	*fid_p = &po->peer_srx.ep_fid.fid;
 	return 0;
 }

@@ -100,7 +100,7 @@ static fi_addr_t rdm_peer_srx_src(struct rdm_ep *ep, const void *src)
 	    !(ep->base.caps & (FI_SOURCE | FI_DIRECTED_RECV)))
 		return FI_ADDR_NOTAVAIL;
 	fa = ep->tops->rx_src(ep, src);
-	if (fa == FI_ADDR_NOTAVAIL)
+	if (fa == FI_ADDR_NOTAVAIL || !pl_av_has_user_ids(ep->base.av))
 		return fa;
 	pl_rcu_read_lock();
 	if (!pl_av_lookup_peer(ep->base.av, fa, &peer))

@@ -140,6 +140,12 @@ uint64_t pl_av_epoch(struct fid_av *av_fid)
 	return pl_load_relaxed(&av->epoch);
 }
 
+bool pl_av_has_user_ids(struct fid_av *av_fid)
+{
+	/* relaxed: see pl_av.user_ids */
+	return pl_load_relaxed(&pl_av_of(av_fid)->user_ids) != 0;
+}
+
 uint64_t pl_av_insert_gen(struct fid_av *av_fid)
 {
 	struct pl_av *av = pl_av_of(av_fid);

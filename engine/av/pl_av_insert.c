@@ -204,6 +204,11 @@ int pl_av_insert_batch(struct pl_av *av, const void *addrs, size_t count,
 	if (done)
 		pl_store_release(&av->inserts,
 				 pl_load_relaxed(&av->inserts) + 1);
+	/* relaxed: set before the entries' fi_addr_t reach the caller, who
+	 * orders them before any message that reports them (as an
+	 * insert's entries themselves, pl_av_lookup_peer) */
+	if (done && (flags & FI_AV_USER_ID))
+		pl_store_relaxed(&av->user_ids, 1u);
 	pthread_mutex_unlock(&av->lock);
 	if (!event)
 		return (int)done;

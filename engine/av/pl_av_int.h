@@ -57,6 +57,9 @@ struct pl_av {
 	/* Batches that inserted something, plus one (pl_av_insert_gen):
 	 * bumped under lock, after the entries are published. */
 	pl_atomic_u64 inserts;
+	/* 1 once an insert named FI_AV_USER_ID values (pl_av_has_user_ids):
+	 * set under lock, read relaxed by any data path */
+	pl_atomic_u32 user_ids;
 };
 
 static inline struct pl_av *pl_av_of(const struct fid_av *av_fid)

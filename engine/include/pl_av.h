@@ -134,6 +134,10 @@ uint64_t pl_av_epoch(struct fid_av *av);
  */
 uint64_t pl_av_insert_gen(struct fid_av *av);
 
+/* Has any insert named FI_AV_USER_ID values? (FI_SOURCE then reports
+ * them: pl_av_peer.user_id.) Any thread, no lock, one relaxed load. */
+bool pl_av_has_user_ids(struct fid_av *av);
+
 /*
  * FI_SOURCE: the fi_addr_t of a source address (addrlen bytes) and, if
  * user_id_p is not NULL, its FI_AV_USER_ID value (else the fi_addr_t).

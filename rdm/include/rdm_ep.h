@@ -180,6 +180,11 @@ struct rdm_ep {
 	 * fi_enable); data calls answer -FI_EOPBADSTATE until then */
 	bool			ready;
 	bool			closing; /* no completions written any more */
+	/* 1 once the receive queue is exported to a peer (powner): the
+	 * progress source then takes its slow path, which hands the peer
+	 * its matches (rdm_ep_progress.c). Beside ready, which every poll
+	 * loads anyway; relaxed atomic, set once. */
+	pl_atomic_u32		exported;
 	pthread_mutex_t		lock;	 /* its own; lockp names the one used */
 	pthread_mutex_t		*lockp;
 	/* 1 after any locked call but an idle progress poll: the source's

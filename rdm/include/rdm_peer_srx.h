@@ -51,7 +51,9 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_ext.h>
 
+#include "pl_compiler.h"
 #include "pl_domain.h"
+#include "rdm_ep.h"
 
 struct rdm_ep;
 struct rdm_rx_hdr;
@@ -68,9 +70,16 @@ struct rdm_peer_owner;
 int rdm_peer_owner_export(struct rdm_ep *ep, uint64_t flags,
 			  struct fid **fid_p);
 /* Hand the matches and discards listed under the lock to the peer (see
- * the lock order above). Called WITHOUT ep's lock; cheap when nothing
- * is listed (one relaxed load). */
-void rdm_peer_owner_flush(struct rdm_ep *ep);
+ * the lock order above). Called WITHOUT ep's lock. The inline check
+ * costs an endpoint that exports nothing one relaxed load. */
+void rdm_peer_owner_flush_slow(struct rdm_ep *ep);
+static inline void rdm_peer_owner_flush(struct rdm_ep *ep)
+{
+	/* relaxed: set once at export; the slow path loads it again with
+	 * acquire (rdm_peer_srx_owner.c) */
+	if (PL_UNLIKELY(pl_load_relaxed(&ep->powner) != NULL))
+		rdm_peer_owner_flush_slow(ep);
+}
 /* Endpoint close: -FI_EBUSY while a peer still imports the export. */
 bool rdm_peer_owner_busy(struct rdm_ep *ep);
 /* Endpoint close, last (after rdm_ep_close_rx and the flush). */
