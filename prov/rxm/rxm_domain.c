@@ -41,8 +41,15 @@ static int rxm_domain_close(struct fid *fid)
 
 	if (!d)
 		return -FI_EINVAL;
-	if (pl_domain_busy(&d->base))
-		return -FI_EBUSY;	/* fi_domain(3): children first */
+	/* fi_domain(3): children first. The shm peer domain is one of
+	 * them (pl_domain_init2 counts it) but ours to close; nothing else
+	 * can open meanwhile (close runs alone). acquire: as
+	 * pl_domain_busy's, a child's teardown is seen. */
+	if (pl_load_acquire(&d->base.children) > (d->shm.domain ? 1 : 0))
+		return -FI_EBUSY;
+	ret = rxm_shm_domain_close(&d->shm);
+	if (ret)
+		return ret;
 	/* out of the progress contexts before the domain's closes (close
 	 * runs alone: no child can appear meanwhile) */
 	rxm_domain_wake_close(&d->cm_wake);
@@ -270,6 +277,10 @@ static int rxm_domain_open_flags(struct fid_fabric *fabric,
 				   fab->cm_ctx, "ofi_rxm connections");
 	if (ret)
 		goto err_data;
+	/* after pl_domain_init2: shm joins this domain's progress context,
+	 * found among the live domains */
+	if (rxm_params_get()->use_shm)
+		rxm_shm_domain_open(&d->shm, &d->base.domain_fid, version);
 	*domain_p = &d->base.domain_fid;
 	return 0;
 

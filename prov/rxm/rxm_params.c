@@ -57,6 +57,10 @@ static const struct pl_param_def rxm_param_table[] = {
 	  "buffers and writes them (the core's fi_write), instead of the "
 	  "receiver reading the sender's. Set on the sending side; "
 	  "receivers take both" },
+	{ "use_shm", FI_PARAM_BOOL, "false",
+	  "open the shm provider as this domain's peer (one progress, "
+	  "one receive queue and CQ). Off by default: only the domain "
+	  "half exists so far, every peer still goes over the core" },
 	{ "enable_direct_send", FI_PARAM_BOOL, "false",
 	  "ours has no effect: sends up to sar_limit are copied into "
 	  "buffers, larger ones are read from the application's buffers "
@@ -112,6 +116,7 @@ static void rxm_params_read(void)
 	(void)pl_param_get_bool(&rxm_prov, "enable_direct_send", false);
 	p->use_rndv_write = pl_param_get_bool(&rxm_prov, "use_rndv_write",
 					      false);
+	p->use_shm = pl_param_get_bool(&rxm_prov, "use_shm", false);
 }
 
 const struct rxm_params *rxm_params_get(void)

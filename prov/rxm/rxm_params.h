@@ -32,6 +32,7 @@ struct rxm_params {
 	size_t msg_tx_size;	/* FI_OFI_RXM_MSG_TX_SIZE, 0: the core's */
 	bool use_rndv_write;	/* FI_OFI_RXM_USE_RNDV_WRITE */
 	size_t unexp_limit;	/* FI_OFI_RXM_UNEXP_LIMIT */
+	bool use_shm;		/* FI_OFI_RXM_USE_SHM */
 };
 
 void rxm_params_define(void);

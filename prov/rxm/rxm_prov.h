@@ -20,6 +20,7 @@
 #include "pl_log.h"
 #include "pl_progress.h"
 #include "rxm_domain_wake.h"
+#include "rxm_shm.h"
 
 #define RXM_PROV_NAME	"ofi_rxm"
 
@@ -52,6 +53,9 @@ struct rxm_domain {
 	/* what wakes a sleeper for the endpoints' core CQs and for their
 	 * connection EQs (rxm_domain_wake.h) */
 	struct rxm_domain_wake data_wake, cm_wake;
+	/* shm as the peer for node-local peers (rxm_shm.h), empty without
+	 * FI_OFI_RXM_USE_SHM or shm */
+	struct rxm_shm_domain shm;
 };
 
 /* Rendezvous needs a core that reads remote memory without local
