@@ -118,6 +118,8 @@ static int pl_av_remove_one(struct pl_av *av, fi_addr_t fi_addr)
 		return -FI_EINVAL;
 	if (--e->refcnt)
 		return 0;	/* inserted more than once */
+	if (av->ops && av->ops->removed)
+		av->ops->removed(&av->av_fid, e->addr, e->fi_addr);
 	/* Slot first, reverse map second: in between, a reverse lookup may
 	 * still name the handle, whose lookup then reports it absent. */
 	__pl_av_table_remove(&av->table, e);
@@ -273,6 +275,8 @@ static int pl_av_close(struct fid *fid)
 	/* Acquire: pairs with the endpoints' release in pl_av_unref. */
 	if (pl_load_acquire(&av->ref) > 0)
 		return -FI_EBUSY;
+	if (av->ops && av->ops->closed)
+		av->ops->closed(&av->av_fid);
 	if (av->shared) {
 		pl_av_shared_close(av->shared);
 	} else {
@@ -290,6 +294,16 @@ static int pl_av_close(struct fid *fid)
 	free(av->name);
 	free(av);
 	return 0;
+}
+
+void pl_av_set_prov(struct fid_av *av_fid, void *prov)
+{
+	pl_av_of(av_fid)->prov = prov;
+}
+
+void *pl_av_prov(const struct fid_av *av_fid)
+{
+	return pl_av_of(av_fid)->prov;
 }
 
 static struct fi_ops pl_av_fid_ops = {

@@ -92,6 +92,8 @@ static int pl_av_insert_private(struct pl_av *av, const void *addr,
 	/* Cannot find another node: duplicates were looked up above, under
 	 * the same mutex. */
 	(void)pl_av_rhash_add(av->rhash, &e->rnode);
+	if (av->ops && av->ops->inserted)
+		av->ops->inserted(&av->av_fid, e->addr, handle);
 	*fi_addr_p = handle;
 	return 0;
 }

@@ -43,6 +43,7 @@ struct pl_av {
 	void *map_addr;				/* named AV's map_addr */
 	size_t ep_per_node;			/* as given at open */
 	struct fid_peer_av peer_av;		/* fi_peer(3): pl_av_peer.c */
+	void *prov;				/* pl_av_set_prov, then fixed */
 	/* Private AVs (shared == NULL): */
 	struct pl_av_table table;		/* RCU slots */
 	struct pl_av_rhash *rhash;		/* reverse map */

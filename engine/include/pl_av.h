@@ -72,6 +72,26 @@ struct pl_av_addr_ops {
 	 * insertsym's ranges itself and calls this once per address. */
 	int (*resolve)(struct fid_av *av, const char *node,
 		       const char *service, void *addr);
+	/* Mirroring, for a provider that keeps another AV in step with
+	 * this one (ofi_rxm's twin AV of its shm peer). inserted and
+	 * removed: private AVs only (a named AV's addresses come and go in
+	 * other processes too); closed: any AV. NULL: nothing.
+	 *
+	 * inserted: addr got a slot of its own, handle fi_addr (a
+	 * duplicate insert of an address already in does not call it).
+	 * Called with the AV mutex held, after the entry is published, so
+	 * that the mirror is in place before fi_av_insert returns; it may
+	 * take other AVs' locks (always after this one's), never call into
+	 * this AV. It reports its own failures: the insert succeeds.
+	 * removed: the last insert of addr (handle fi_addr) was removed;
+	 * the AV mutex held, as above. Not called at close.
+	 * closed: fi_close of the AV succeeds: release what the provider
+	 * keeps for it (pl_av_prov). No lock held; the AV is going. */
+	void (*inserted)(struct fid_av *av, const void *addr,
+			 fi_addr_t fi_addr);
+	void (*removed)(struct fid_av *av, const void *addr,
+			fi_addr_t fi_addr);
+	void (*closed)(struct fid_av *av);
 };
 
 /* A resolved peer, valid until pl_rcu_read_unlock(). */
@@ -147,6 +167,12 @@ bool pl_av_has_user_ids(struct fid_av *av);
  */
 int pl_av_reverse_lookup(struct fid_av *av, const void *addr,
 			 fi_addr_t *fi_addr_p, fi_addr_t *user_id_p);
+
+/* The provider's own pointer for av, for its hooks (pl_av_addr_ops):
+ * set once, after pl_av_open and before the AV is handed out; read by
+ * any thread afterwards (the hand-out orders the two). NULL until set. */
+void pl_av_set_prov(struct fid_av *av, void *prov);
+void *pl_av_prov(const struct fid_av *av);
 
 /* The provider address size and the domain given at open. Any thread. */
 size_t pl_av_addrlen(const struct fid_av *av);

@@ -89,6 +89,12 @@ int rxm_domain_open2(struct fid_fabric *fabric, struct fi_info *info,
 		     void *context);
 int rxm_av_open(struct fid_domain *domain, struct fi_av_attr *attr,
 		struct fid_av **av_p, void *context);
+/* An shm AV address (a NUL-padded name) is at most this long. */
+#define RXM_AV_SHM_ADDRLEN_MAX	256
+/* With shm as the peer (rxm_shm.h): the fi_addr_t in av's shm twin of
+ * the rxm address addr, FI_ADDR_NOTAVAIL when it has none (not
+ * node-local, no twin, no shm). Any thread. */
+fi_addr_t rxm_av_shm_addr(struct fid_av *av, const void *addr);
 /* fi_scalable_ep: an endpoint with contexts (rdm_sep.h). */
 int rxm_sep_open(struct fid_domain *domain, struct fi_info *info,
 		 struct fid_ep **sep_p, void *context);

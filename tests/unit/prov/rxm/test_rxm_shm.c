@@ -6,7 +6,11 @@
  *   local   locality from this namespace's interface addresses;
  *   on      FI_OFI_RXM_USE_SHM=1: the rxm domain holds an shm peer
  *           domain, which its close releases (and keeps while the
- *           application's children make the close -FI_EBUSY);
+ *           application's children make the close -FI_EBUSY); an rxm
+ *           AV's twin on it holds the derived names of the node-local
+ *           addresses only, named by their rxm fi_addr_t
+ *           (FI_AV_USER_ID), through duplicates and removals, and
+ *           closes with it;
  *   off     FI_OFI_RXM_USE_SHM=0: no shm domain.
  * The variables are read once per process: hence one scenario a run.
  */
@@ -21,6 +25,8 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_errno.h>
 
+#include "pl_av.h"
+#include "pl_rcu.h"
 #include "rxm_check.h"
 #include "rxm_prov.h"
 #include "rxm_shm.h"
@@ -101,6 +107,52 @@ static void scenario_local(void)
 	rxm_shm_host_fini(&h);
 }
 
+/* The twin's user id of the rxm address a, FI_ADDR_NOTAVAIL if absent. */
+static fi_addr_t twin_user_id(struct rxm_domain *d, struct fid_av *av,
+			      const struct sockaddr_in *a)
+{
+	struct fid_av *twin = pl_av_prov(av);
+	char name[RXM_AV_SHM_ADDRLEN_MAX] = { 0 };
+	fi_addr_t fa = rxm_av_shm_addr(av, a), uid = FI_ADDR_NOTAVAIL;
+
+	if (fa == FI_ADDR_NOTAVAIL)
+		return FI_ADDR_NOTAVAIL;
+	CHECK(rxm_shm_name(&d->shm.host, (const struct sockaddr *)a, name,
+			   sizeof(name)) > 0);
+	pl_rcu_read_lock();
+	CHECK_EQ(pl_av_reverse_lookup(twin, name, &fa, &uid), 0);
+	pl_rcu_read_unlock();
+	return uid;
+}
+
+static void twin_check(struct rxm_domain *d, struct fid_av *av)
+{
+	struct sockaddr_in lo = sin4("127.0.0.1", 4242);
+	struct sockaddr_in far = sin4("192.0.2.1", 4242);	/* TEST-NET-1 */
+	struct sockaddr_in lo2 = sin4("127.0.0.1", 4243);
+	fi_addr_t a_lo, a_far, a_lo2, again;
+
+	CHECK(pl_av_prov(av));
+	CHECK_EQ(fi_av_insert(av, &lo, 1, &a_lo, 0, NULL), 1);
+	CHECK_EQ(fi_av_insert(av, &far, 1, &a_far, 0, NULL), 1);
+	CHECK_EQ(fi_av_insert(av, &lo2, 1, &a_lo2, 0, NULL), 1);
+	CHECK_EQ(twin_user_id(d, av, &lo), a_lo);
+	CHECK_EQ(twin_user_id(d, av, &lo2), a_lo2);
+	CHECK_EQ(rxm_av_shm_addr(av, &far), FI_ADDR_NOTAVAIL);
+	/* a duplicate counts: the name stays until the last removal */
+	CHECK_EQ(fi_av_insert(av, &lo, 1, &again, 0, NULL), 1);
+	CHECK_EQ(again, a_lo);
+	CHECK_EQ(fi_av_remove(av, &a_lo, 1, 0), 0);
+	CHECK_EQ(twin_user_id(d, av, &lo), a_lo);
+	CHECK_EQ(fi_av_remove(av, &a_lo, 1, 0), 0);
+	CHECK_EQ(rxm_av_shm_addr(av, &lo), FI_ADDR_NOTAVAIL);
+	CHECK_EQ(twin_user_id(d, av, &lo2), a_lo2);
+	/* back in, under a new handle: the twin names the new one */
+	CHECK_EQ(fi_av_insert(av, &lo, 1, &a_lo, 0, NULL), 1);
+	CHECK_EQ(twin_user_id(d, av, &lo), a_lo);
+	CHECK_EQ(fi_av_remove(av, &a_far, 1, 0), 0);
+}
+
 /* Open an rxm domain over tcp on 127.0.0.1 through the public API; the
  * rxm domain's own structure is then looked at (this test links the
  * library's objects). */
@@ -126,6 +178,10 @@ static void scenario_domain(bool on)
 	d = (struct rxm_domain *)domain;	/* base.domain_fid first */
 	if (!on) {
 		CHECK(!d->shm.domain);
+		/* no twin either */
+		CHECK_EQ(fi_av_open(domain, &av_attr, &av, NULL), 0);
+		CHECK(!pl_av_prov(av));
+		CHECK_EQ(fi_close(&av->fid), 0);
 		goto out;
 	}
 	CHECK(d->shm.domain && d->shm.fabric && d->shm.info);
@@ -135,6 +191,9 @@ static void scenario_domain(bool on)
 	CHECK_EQ(fi_av_open(domain, &av_attr, &av, NULL), 0);
 	CHECK_EQ(fi_close(&domain->fid), -FI_EBUSY);
 	CHECK(d->shm.domain);
+	twin_check(d, av);
+	/* the twin closes with the AV: else the shm domain, and so the
+	 * rxm domain, would not close below */
 	CHECK_EQ(fi_close(&av->fid), 0);
 out:
 	CHECK_EQ(fi_close(&domain->fid), 0);
