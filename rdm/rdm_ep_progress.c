@@ -45,6 +45,10 @@ static PL_NOINLINE int rdm_ep_progress_poll_slow(struct rdm_ep_source *s,
 	/* an exported queue's matches for a peer, handed over outside the
 	 * lock (rdm_peer_srx.h) */
 	rdm_peer_owner_flush(ep);
+	/* and the transport's sends listed for after the lock
+	 * (rdm_transport.h) */
+	if (ep->tops->unlocked)
+		ep->tops->unlocked(ep);
 	if (rdm_ep_progress_skip(ep))
 		return 0;
 	if (!rdm_ep_lock_try(ep))

@@ -105,6 +105,10 @@ static inline ssize_t rdm_ep_tx_send(struct rdm_ep *cq_ep,
 	}
 out:
 	rdm_ep_unlock(ep);
+	/* what the transport listed goes out with no lock of ours held
+	 * (rdm_transport.h) */
+	if (PL_UNLIKELY(ep->tops->unlocked != NULL))
+		ep->tops->unlocked(ep);
 	return ret;
 }
 

@@ -201,8 +201,15 @@ static int rxm_ep_enable(struct rxm_ep *ep)
 	if (ret)
 		goto err_src;
 	ep->bg_src_added = true;
+	/* last: shm imports our receive queue, which needs us ready */
+	ret = rxm_ep_shm_open(ep);
+	if (ret)
+		goto err_bg;
 	return 0;
 
+err_bg:
+	pl_progress_source_remove(ep->dom->fab->cm_ctx, &ep->bg_src);
+	ep->bg_src_added = false;
 err_src:
 	pl_progress_source_remove(ctx, &ep->src.src);
 	ep->src_added = false;
@@ -228,6 +235,9 @@ static int rxm_ep_close(struct fid *fid)
 
 	if (ep->rdm.naliases)
 		return -FI_EBUSY;	/* fi_endpoint(3): aliases first */
+	/* our shm endpoint first: it imports our receive queue (and would
+	 * keep the check below busy) and completes into us */
+	rxm_ep_shm_close(ep);
 	/* a peer still uses receives it took from this queue */
 	if (rdm_peer_owner_busy(&ep->rdm))
 		return -FI_EBUSY;
@@ -240,6 +250,7 @@ static int rxm_ep_close(struct fid *fid)
 			pl_domain_progress(&ep->dom->base.domain_fid),
 			&ep->src.src);
 	rdm_ep_close_rx(&ep->rdm);
+	rxm_ep_shm_fini(ep);
 	rdm_ep_lock(&ep->rdm);
 	rxm_ep_transport_close(ep);
 	rdm_ep_unlock(&ep->rdm);

@@ -217,6 +217,9 @@ struct rxm_peer {
 	struct rxm_rx *rndv_rx;		/* rendezvous receptions unfinished */
 	struct rxm_rma_xfer *rma_xfers;	/* RMA we move by the core */
 	size_t rxb_posted;		/* buffers posted on the connection */
+	/* node-local: messages go by shm to shm_dest (rxm_ep_shm.c) */
+	bool shm;
+	fi_addr_t shm_dest;
 	struct rxm_peer *all_next;	/* every peer of the endpoint */
 };
 
@@ -267,6 +270,11 @@ struct rxm_ep {
 	 * when the arrival being handled began. */
 	uint64_t ux_bytes, ux_limit, ux_mark;
 	struct rxm_rxb *parked;
+	/* node-local peers over shm (rxm_ep_shm.c): set at enable, freed
+	 * at close; NULL when every peer goes over the core */
+	struct rxm_ep_shm *shm;
+	/* shm's import of our queue, from rxm_ep_shm_close to _fini */
+	struct fid_ep *shm_srx;
 };
 
 static inline struct rxm_ep *rxm_ep_of_rdm(struct rdm_ep *r)
@@ -282,6 +290,34 @@ extern const struct rdm_transport_ops rxm_ep_transport_ops;
 extern const struct rxm_cm_ops rxm_ep_cm_ops;
 /* The peer state of conn, made on first use; NULL on ENOMEM. */
 struct rxm_peer *rxm_ep_peer(struct rxm_ep *ep, struct rxm_conn *conn);
+
+/* rxm_ep_shm.c: node-local peers over shm. Lock order: shm's endpoint
+ * lock, then ours, never the reverse; so no call into shm is made under
+ * our lock: sends are listed (rxm_ep_shm_send, under the lock) and
+ * handed to shm by rxm_ep_shm_flush (the transport's unlocked op,
+ * without it). */
+/* At enable, after the transport: 0 with or without shm (why not is
+ * logged at INFO), -FI_ENOMEM. */
+int rxm_ep_shm_open(struct rxm_ep *ep);
+/* At close, first (the shm endpoint before anything of ours): what shm
+ * did not complete completes in error. Takes our lock. */
+void rxm_ep_shm_close(struct rxm_ep *ep);
+/* At close, after rdm_ep_close_rx dropped the messages shm queued with
+ * us: shm's import of our queue. */
+void rxm_ep_shm_fini(struct rxm_ep *ep);
+/* Does the peer at addr go by shm? Its twin handle in *dest_p. */
+bool rxm_ep_shm_peer(struct rxm_ep *ep, const void *addr,
+		     fi_addr_t *dest_p);
+/* Under the lock: list msg for shm; 1 (rdm_ep_tx_done follows) or
+ * -FI_ENOMEM. */
+int rxm_ep_shm_send(struct rxm_ep *ep, fi_addr_t dest,
+		    const struct rdm_tx_msg *msg);
+/* rdm_transport_ops.unlocked: hand the listed sends to shm. WITHOUT the
+ * lock. */
+void rxm_ep_shm_flush(struct rdm_ep *r);
+/* Sends shm took so far (0 without shm): for tests, which prove the
+ * route with it. Takes the lock. */
+uint64_t rxm_ep_shm_posted(struct rxm_ep *ep);
 
 /* rxm_ep_tx.c */
 void rxm_ep_hdr_fill(struct rxm_hdr *h, uint8_t op, uint16_t flags,

@@ -158,8 +158,12 @@ static int rxm_ep_transport_peer_open(struct rdm_ep *r, const void *addr,
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
 	struct rxm_conn *c = rxm_cm_conn(&ep->cm, addr, ep->dom->addrlen);
 
-	if (!c || !rxm_ep_peer(ep, c))
+	struct rxm_peer *p;
+
+	if (!c || !(p = rxm_ep_peer(ep, c)))
 		return -FI_ENOMEM;
+	/* node-local: messages by shm (RMA stays on the core) */
+	p->shm = rxm_ep_shm_peer(ep, addr, &p->shm_dest);
 	*tpeer_p = c;
 	return 0;
 }
@@ -183,8 +187,12 @@ static int rxm_ep_transport_send(struct rdm_ep *r, void *tpeer,
 {
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
 	struct rxm_conn *c = tpeer;
+	struct rxm_peer *p = c->owner_data;
 	int ret;
 
+	/* a scalable peer's contexts are reached over the core */
+	if (p->shm && !msg->rx_idx)
+		return rxm_ep_shm_send(ep, p->shm_dest, msg);
 	/* the header has 8 bits for a receive context (RXM_F_RX_MASK) */
 	if (msg->rx_idx > (RXM_F_RX_MASK >> RXM_F_RX_SHIFT))
 		return -FI_EINVAL;
@@ -303,6 +311,7 @@ const struct rdm_transport_ops rxm_ep_transport_ops = {
 	.rx_src_of = rxm_ep_transport_rx_src_of,
 	.rx_src_name = rxm_ep_transport_rx_src_name,
 	.rma = rxm_ep_transport_rma,
+	.unlocked = rxm_ep_shm_flush,
 	.poll = rxm_ep_transport_poll,
 	.arm = rxm_ep_transport_arm,
 	.idle = rxm_ep_transport_idle,

@@ -58,9 +58,11 @@ static const struct pl_param_def rxm_param_table[] = {
 	  "receiver reading the sender's. Set on the sending side; "
 	  "receivers take both" },
 	{ "use_shm", FI_PARAM_BOOL, "false",
-	  "open the shm provider as this domain's peer (one progress, "
-	  "one receive queue and CQ). Off by default: only the domain "
-	  "half exists so far, every peer still goes over the core" },
+	  "send messages to node-local peers through the shm provider, "
+	  "opened as this domain's peer (one progress, one receive queue "
+	  "and CQ); RMA and atomics stay on the core. Off by default: "
+	  "every local endpoint must then have shm too (no fallback yet), "
+	  "and a large send completes only once its receive is posted" },
 	{ "enable_direct_send", FI_PARAM_BOOL, "false",
 	  "ours has no effect: sends up to sar_limit are copied into "
 	  "buffers, larger ones are read from the application's buffers "

@@ -49,6 +49,16 @@
  *        msg->context, status) follows once the target answered (for a
  *        read or fetch, with the bytes in msg->iov), -FI_EAGAIN, other
  *        -FI_E*.
+ *   unlocked(ep)  optional (NULL: none): called WITHOUT the
+ *        serialization, right after a send released it (rdm_ep_tx_send)
+ *        and before each progress pass takes it. For a transport whose
+ *        send must call into something that takes its own lock, which
+ *        in turn calls the core (a peer provider, whose arrivals match
+ *        in this endpoint's queue under that lock): send lists the
+ *        message and answers 1, and this hands the list over with no
+ *        lock of ours held. It takes the serialization itself
+ *        (rdm_ep_lock) to look at what it listed; the cost to the send
+ *        path of a transport without it is one load.
  *   poll(ep, budget), arm(ep), idle(ep), queue_hint(ep)
  *        the progress source's members (pl_progress.h), which the core
  *        wraps with its locking strategy (rdm_ep_progress_poll):
@@ -180,6 +190,7 @@ struct rdm_transport_ops {
 			      size_t size);
 	int (*rma)(struct rdm_ep *ep, void *tpeer,
 		   const struct rdm_rma_msg *msg);
+	void (*unlocked)(struct rdm_ep *ep);
 	int (*poll)(struct rdm_ep *ep, unsigned budget);
 	int (*arm)(struct rdm_ep *ep);
 	bool (*idle)(struct rdm_ep *ep);

@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * An rxm endpoint's shm endpoint, for node-local peers (rxm_shm.h,
+ * rxm_ep.h "Node-local peers"): messages (tagged and untagged) to a peer
+ * whose address is in the AV's shm twin go by shm; RMA and atomics stay
+ * on the core.
+ *
+ * Objects (made at enable, closed in reverse at close, shm endpoint
+ * first): the shm endpoint, named from our own rxm address; bound to the
+ * AV's twin; its receive CQ a peer CQ of our receive CQ (receives
+ * complete straight into the application's CQ, FI_SOURCE our fi_addr_t
+ * through the twin's user ids); its transmit CQ a peer CQ of an owner
+ * here (rxm_ep_shm_tx_write), which turns shm's send completions into the
+ * core's rdm_ep_tx_done; and our receive queue, exported
+ * (rdm_peer_owner_export) and imported by shm (fi_srx_context FI_PEER),
+ * so that messages from both transports match one queue in posting
+ * order.
+ *
+ * Lock order. The core calls our send under our endpoint's lock; shm's
+ * arrivals call our queue's get_* under shm's endpoint lock (shm, then
+ * rxm). Calling shm's send under our lock would be rxm, then shm: a
+ * deadlock. So the send under the lock only LISTS the message (pend,
+ * copied: the application's iov array, and for an inject its bytes) and
+ * the core calls rdm_transport_ops.unlocked after it released the lock
+ * (and the progress pass does before it takes it): that flush takes the
+ * list under the lock and calls shm with the lock released. shm's
+ * completion comes back under shm's lock and takes ours (shm, then rxm:
+ * the same order as its arrivals).
+ *
+ * Order between sends: one flusher at a time (flushing, under our lock);
+ * one that finds another at work leaves its sends to it, and the worker
+ * loops until the list is empty. A send shm refuses for now
+ * (-FI_EAGAIN) goes back to the head of the list, with those after it,
+ * and the next flush (the next send, or the next progress pass) retries.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <rdma/fi_cm.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_ext.h>
+#include <rdma/fi_tagged.h>
+
+#include "pl_atomic.h"
+#include "pl_av.h"
+#include "pl_cq.h"
+#include "rdm_peer_srx.h"
+#include "rxm_conn.h"
+#include "rxm_ep.h"
+
+/* A send handed to shm, or listed for it. */
+struct rxm_shm_tx {
+	struct rxm_shm_tx *next;		/* pend, or a flush's batch */
+	struct rxm_shm_tx *inext, *iprev;	/* inflight */
+	void *txe;			/* the core's (rdm_ep_tx_done) */
+	fi_addr_t dest;			/* in the twin */
+	uint64_t tag, data, flags;	/* fi_*sendmsg's flags */
+	bool tagged;
+	size_t iov_count;
+	struct iovec iov[RXM_IOV_LIMIT];
+	uint8_t bytes[];		/* an inject's copy */
+};
+
+struct rxm_ep_shm {
+	struct rxm_ep *ep;
+	struct fid_ep *sep;		/* the shm endpoint */
+	struct fid_ep *srx;		/* shm's import of our queue */
+	struct fid_cq *tx_cq, *rx_cq;	/* shm's peer CQs */
+	struct fid_peer_cq tx_owner;	/* tx_cq's owner: us */
+	struct fi_ops_cq_owner tx_owner_ops;
+	/* under the rxm endpoint's lock: */
+	struct rxm_shm_tx *pend, *pend_tail;
+	struct rxm_shm_tx *inflight;	/* handed to shm, not completed */
+	bool flushing;
+	uint64_t posted;		/* sends shm took (rxm_ep_shm_posted) */
+	/* 1 while pend is not empty: written under the lock, read by the
+	 * flush before it takes the lock (relaxed: a hint; a 0 read late
+	 * leaves the list to the next flush, which the progress pass
+	 * makes) */
+	pl_atomic_u32 listed;
+};
+
+static void rxm_shm_inflight_add(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
+{
+	t->iprev = NULL;
+	t->inext = sh->inflight;
+	if (sh->inflight)
+		sh->inflight->iprev = t;
+	sh->inflight = t;
+}
+
+static void rxm_shm_inflight_del(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
+{
+	if (t->iprev)
+		t->iprev->inext = t->inext;
+	else
+		sh->inflight = t->inext;
+	if (t->inext)
+		t->inext->iprev = t->iprev;
+}
+
+/* A send ended (shm's completion, or refused): the core completes it.
+ * Takes our lock. */
+static void rxm_shm_tx_end(struct rxm_ep_shm *sh, struct rxm_shm_tx *t,
+			   int status)
+{
+	rdm_ep_lock(&sh->ep->rdm);
+	rxm_shm_inflight_del(sh, t);
+	rdm_ep_tx_done(&sh->ep->rdm, t->txe, status);
+	rdm_ep_unlock(&sh->ep->rdm);
+	free(t);
+}
+
+/* tx_cq's owner: called by shm under shm's endpoint lock (shm, then
+ * rxm: rxm_shm_tx_end). context: what we passed, the record. */
+static ssize_t rxm_shm_tx_write(struct fid_peer_cq *cq, void *context,
+				uint64_t flags, size_t len, void *buf,
+				uint64_t data, uint64_t tag, fi_addr_t src)
+{
+	struct rxm_ep_shm *sh = pl_container_of(cq, struct rxm_ep_shm,
+						tx_owner);
+
+	(void)flags, (void)len, (void)buf, (void)data, (void)tag, (void)src;
+	rxm_shm_tx_end(sh, context, 0);
+	return 0;
+}
+
+static ssize_t rxm_shm_tx_writeerr(struct fid_peer_cq *cq,
+				   const struct fi_cq_err_entry *e)
+{
+	struct rxm_ep_shm *sh = pl_container_of(cq, struct rxm_ep_shm,
+						tx_owner);
+
+	rxm_shm_tx_end(sh, e->op_context, e->err ? -(int)e->err : -FI_EIO);
+	return 0;
+}
+
+bool rxm_ep_shm_peer(struct rxm_ep *ep, const void *addr, fi_addr_t *dest_p)
+{
+	fi_addr_t fa;
+
+	if (!ep->shm || !ep->rdm.base.av)
+		return false;
+	fa = rxm_av_shm_addr(ep->rdm.base.av, addr);
+	if (fa == FI_ADDR_NOTAVAIL)
+		return false;
+	/* once per peer and endpoint: says which route a peer takes (the
+	 * tests read it) */
+	RXM_LOG_INFO(FI_LOG_EP_DATA, "peer reached over shm (its shm "
+		     "address %llu)\n", (unsigned long long)fa);
+	*dest_p = fa;
+	return true;
+}
+
+int rxm_ep_shm_send(struct rxm_ep *ep, fi_addr_t dest,
+		    const struct rdm_tx_msg *msg)
+{
+	struct rxm_ep_shm *sh = ep->shm;
+	size_t len = 0, i, copy;
+	struct rxm_shm_tx *t;
+
+	if (msg->flags & RDM_TX_INJECT)
+		for (i = 0; i < msg->iov_count; i++)
+			len += msg->iov[i].iov_len;
+	copy = (msg->flags & RDM_TX_INJECT) ? len : 0;
+	t = malloc(sizeof(*t) + copy);
+	if (!t)
+		return -FI_ENOMEM;
+	t->next = NULL;
+	t->txe = msg->context;
+	t->dest = dest;
+	t->tag = msg->tag;
+	t->data = msg->cq_data;
+	t->tagged = msg->flags & RDM_TX_TAGGED;
+	/* every send completes (the core waits for rdm_ep_tx_done) */
+	t->flags = FI_COMPLETION |
+		   ((msg->flags & RDM_TX_CQ_DATA) ? FI_REMOTE_CQ_DATA : 0) |
+		   ((msg->flags & RDM_TX_DELIVERY) ? FI_DELIVERY_COMPLETE : 0);
+	if (copy) {
+		/* the application may reuse its buffer when we return */
+		size_t off = 0;
+
+		for (i = 0; i < msg->iov_count; i++) {
+			memcpy(t->bytes + off, msg->iov[i].iov_base,
+			       msg->iov[i].iov_len);
+			off += msg->iov[i].iov_len;
+		}
+		t->iov[0] = (struct iovec){ t->bytes, len };
+		t->iov_count = 1;
+	} else {
+		memcpy(t->iov, msg->iov, msg->iov_count * sizeof(*t->iov));
+		t->iov_count = msg->iov_count;
+	}
+	if (sh->pend_tail)
+		sh->pend_tail->next = t;
+	else
+		sh->pend = t;
+	sh->pend_tail = t;
+	/* relaxed: see listed */
+	pl_store_relaxed(&sh->listed, 1u);
+	return 1;	/* rdm_ep_tx_done follows */
+}
+
+/* One send to shm, without our lock. */
+static ssize_t rxm_shm_tx_post(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
+{
+	if (t->tagged) {
+		struct fi_msg_tagged m = {
+			.msg_iov = t->iov, .iov_count = t->iov_count,
+			.addr = t->dest, .tag = t->tag, .context = t,
+			.data = t->data,
+		};
+
+		return fi_tsendmsg(sh->sep, &m, t->flags);
+	}
+	struct fi_msg m = {
+		.msg_iov = t->iov, .iov_count = t->iov_count,
+		.addr = t->dest, .context = t, .data = t->data,
+	};
+
+	return fi_sendmsg(sh->sep, &m, t->flags);
+}
+
+void rxm_ep_shm_flush(struct rdm_ep *r)
+{
+	struct rxm_ep *ep = rxm_ep_of_rdm(r);
+	struct rxm_ep_shm *sh = ep->shm;
+	struct rxm_shm_tx *batch, *t, *next;
+	uint64_t n = 0;
+	ssize_t ret;
+
+	/* relaxed: see listed */
+	if (!sh || !pl_load_relaxed(&sh->listed))
+		return;
+	rdm_ep_lock(r);
+	if (sh->flushing) {
+		rdm_ep_unlock(r);	/* the flusher at work takes ours */
+		return;
+	}
+	sh->flushing = true;
+	while ((batch = sh->pend)) {
+		sh->pend = sh->pend_tail = NULL;
+		pl_store_relaxed(&sh->listed, 0u);
+		/* inflight before shm sees them: a completion may come back
+		 * on another thread before the send call returns */
+		for (t = batch; t; t = t->next)
+			rxm_shm_inflight_add(sh, t);
+		rdm_ep_unlock(r);
+		for (t = batch; t; t = next) {
+			next = t->next;	/* t may complete and go */
+			ret = rxm_shm_tx_post(sh, t);
+			if (ret)
+				RXM_LOG_DBG(FI_LOG_EP_DATA, "shm send to %llu: "
+					    "%zd\n",
+					    (unsigned long long)t->dest, ret);
+			if (ret == -FI_EAGAIN)
+				break;
+			if (ret)
+				rxm_shm_tx_end(sh, t, (int)ret);
+			else
+				n++;
+		}
+		rdm_ep_lock(r);
+		sh->posted += n;
+		n = 0;
+		if (t) {
+			/* refused for now: t and those after it go back
+			 * first, in order, for the next flush */
+			struct rxm_shm_tx *last = t;
+
+			for (struct rxm_shm_tx *u = t; u; u = u->next) {
+				rxm_shm_inflight_del(sh, u);
+				last = u;
+			}
+			last->next = sh->pend;
+			if (!sh->pend)
+				sh->pend_tail = last;
+			sh->pend = t;
+			pl_store_relaxed(&sh->listed, 1u);
+			break;
+		}
+	}
+	sh->flushing = false;
+	rdm_ep_unlock(r);
+}
+
+uint64_t rxm_ep_shm_posted(struct rxm_ep *ep)
+{
+	uint64_t n;
+
+	rdm_ep_lock(&ep->rdm);
+	n = ep->shm ? ep->shm->posted : 0;
+	rdm_ep_unlock(&ep->rdm);
+	return n;
+}
+
+/* Our own shm name, from our rxm address; -FI_ENODATA when that is not
+ * one of this namespace's addresses (a wildcard listener). */
+static int rxm_ep_shm_own_name(struct rxm_ep *ep, char *name, size_t len)
+{
+	struct sockaddr_storage sa;
+	size_t salen = sizeof(sa);
+	int ret;
+
+	ret = rxm_cm_getname(&ep->cm, &sa, &salen);
+	if (ret)
+		return ret;
+	if (!rxm_shm_host_local(&ep->dom->shm.host, (struct sockaddr *)&sa))
+		return -FI_ENODATA;
+	ret = rxm_shm_name(&ep->dom->shm.host, (struct sockaddr *)&sa, name,
+			   len);
+	return ret < 0 ? ret : 0;
+}
+
+int rxm_ep_shm_open(struct rxm_ep *ep)
+{
+	struct rxm_shm_domain *sd = &ep->dom->shm;
+	struct fid_av *twin = ep->rdm.base.av ? pl_av_prov(ep->rdm.base.av) :
+			      NULL;
+	struct fid_cq *rx = ep->rdm.base.rx_cq;
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED,
+				      .flags = FI_PEER };
+	struct fi_peer_cq_context pcq = { .size = sizeof(pcq) };
+	struct fi_rx_attr srx_attr = { .op_flags = FI_PEER };
+	struct fi_peer_srx_context psrx = { .size = sizeof(psrx) };
+	char name[RXM_SHM_NAME_MAX];
+	struct rxm_ep_shm *sh;
+	struct fid *exp;
+	const char *what;
+	int ret;
+
+	/* without any of these, every peer stays on the core */
+	if (!sd->domain || !twin || !rx || !pl_cq_peer(rx) || ep->rdm.sep ||
+	    ep->rdm.srx)
+		return 0;
+	what = "our address";
+	ret = rxm_ep_shm_own_name(ep, name, sizeof(name));
+	if (ret)
+		goto err_log;
+	sh = calloc(1, sizeof(*sh));
+	if (!sh)
+		return -FI_ENOMEM;
+	sh->ep = ep;
+	sh->tx_owner_ops = (struct fi_ops_cq_owner){
+		.size = sizeof(sh->tx_owner_ops),
+		.write = rxm_shm_tx_write,
+		.writeerr = rxm_shm_tx_writeerr,
+	};
+	sh->tx_owner.fid.fclass = FI_CLASS_PEER_CQ;
+	sh->tx_owner.owner_ops = &sh->tx_owner_ops;
+	what = "fi_endpoint";
+	ret = fi_endpoint(sd->domain, sd->info, &sh->sep, NULL);
+	if (ret)
+		goto err_free;
+	what = "fi_setname";
+	ret = fi_setname(&sh->sep->fid, name, strlen(name) + 1);
+	if (ret)
+		goto err_ep;
+	what = "the twin AV";
+	ret = fi_ep_bind(sh->sep, &twin->fid, 0);
+	if (ret)
+		goto err_ep;
+	what = "the receive peer CQ";
+	pcq.cq = pl_cq_peer(rx);
+	ret = fi_cq_open(sd->domain, &cq_attr, &sh->rx_cq, &pcq);
+	if (!ret)
+		ret = fi_ep_bind(sh->sep, &sh->rx_cq->fid, FI_RECV);
+	if (ret)
+		goto err_ep;
+	what = "the transmit peer CQ";
+	pcq.cq = &sh->tx_owner;
+	ret = fi_cq_open(sd->domain, &cq_attr, &sh->tx_cq, &pcq);
+	if (!ret)
+		ret = fi_ep_bind(sh->sep, &sh->tx_cq->fid, FI_TRANSMIT);
+	if (ret)
+		goto err_ep;
+	what = "the receive queue's export";
+	ret = rdm_peer_owner_export(&ep->rdm, 0, &exp);
+	if (ret)
+		goto err_ep;
+	psrx.srx = (struct fid_peer_srx *)exp;
+	ret = fi_srx_context(sd->domain, &srx_attr, &sh->srx, &psrx);
+	if (ret)
+		goto err_ep;
+	what = "the shared receive context";
+	ret = fi_ep_bind(sh->sep, &sh->srx->fid, 0);
+	if (ret)
+		goto err_ep;
+	what = "fi_enable";
+	ret = fi_enable(sh->sep);
+	if (ret)
+		goto err_ep;
+	ep->shm = sh;
+	RXM_LOG_INFO(FI_LOG_EP_CTRL, "node-local peers over shm as %s\n",
+		     name);
+	return 0;
+
+err_ep:
+	ep->shm = sh;
+	rxm_ep_shm_close(ep);
+	goto err_log;
+err_free:
+	free(sh);
+err_log:
+	RXM_LOG_INFO(FI_LOG_EP_CTRL, "no shm for this endpoint (%s: %s): "
+		     "its peers go over the core\n", what, fi_strerror(-ret));
+	return 0;
+}
+
+void rxm_ep_shm_close(struct rxm_ep *ep)
+{
+	struct rxm_ep_shm *sh = ep->shm;
+	struct rxm_shm_tx *t;
+
+	if (!sh)
+		return;
+	/* the shm endpoint first: after it, no completion or arrival
+	 * reaches us from shm */
+	if (sh->sep && fi_close(&sh->sep->fid))
+		RXM_LOG_WARN(FI_LOG_EP_CTRL, "the shm endpoint did not "
+			     "close\n");
+	/* the import later (rxm_ep_shm_fini): it stays busy while our
+	 * queue holds messages shm queued there, which our close drops */
+	ep->shm_srx = sh->srx;
+	if (sh->tx_cq)
+		(void)fi_close(&sh->tx_cq->fid);
+	if (sh->rx_cq)
+		(void)fi_close(&sh->rx_cq->fid);
+	/* what shm never completed, and what was never handed to it */
+	rdm_ep_lock(&ep->rdm);
+	while ((t = sh->inflight)) {
+		rxm_shm_inflight_del(sh, t);
+		rdm_ep_tx_done(&ep->rdm, t->txe, -FI_ECANCELED);
+		free(t);
+	}
+	while ((t = sh->pend)) {
+		sh->pend = t->next;
+		rdm_ep_tx_done(&ep->rdm, t->txe, -FI_ECANCELED);
+		free(t);
+	}
+	ep->shm = NULL;
+	rdm_ep_unlock(&ep->rdm);
+	free(sh);
+}
+
+void rxm_ep_shm_fini(struct rxm_ep *ep)
+{
+	if (ep->shm_srx && fi_close(&ep->shm_srx->fid))
+		RXM_LOG_WARN(FI_LOG_EP_CTRL, "shm's import of our receive "
+			     "queue did not close\n");
+	ep->shm_srx = NULL;
+}

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ofi_rxm endpoints on one node through shm (FI_OFI_RXM_USE_SHM): two
+ * endpoints, each with its own fabric, domain, CQ and AV, exchange
+ * tagged and untagged messages of every size class (inline, eager,
+ * segmented, over 64 KiB) both ways, with FI_SOURCE and directed
+ * receives, the message arriving before and after its receive.
+ *   shm   FI_OFI_RXM_USE_SHM=1: every message goes by shm (rxm's INFO
+ *         line "peer reached over shm" is read back from our own log);
+ *   tcp   FI_OFI_RXM_USE_SHM=0: the same exchange, over tcp, no such
+ *         line;
+ *   shm_auto  as shm with FI_PROGRESS_AUTO: the progress thread hands
+ *         listed sends to shm and completes them while the application
+ *         sends (ThreadSanitizer runs it in CI);
+ *   dead  two processes: one message each way through shm, then the
+ *         child dies (no close) and the parent's next send to it ends
+ *         in an error completion, not a hang.
+ * The log is captured by pointing stderr at a file; it is copied back to
+ * the real stderr at exit, so a failed check still shows.
+ */
+#include <fcntl.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+#include "rxm_test.h"
+
+static char log_path[] = "/tmp/rxm_shm_msg_XXXXXX";
+static int real_stderr = -1;
+
+static void log_copy_back(void)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	fflush(stderr);
+	fd = open(log_path, O_RDONLY);
+	if (fd < 0)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (write(real_stderr, buf, (size_t)n) != n)
+			break;
+	close(fd);
+	unlink(log_path);
+	/* what comes after the exit handlers (a sanitizer's report) goes
+	 * to the real stderr */
+	(void)dup2(real_stderr, 2);
+}
+
+static void log_capture(void)
+{
+	int fd = mkstemp(log_path);
+
+	CHECK(fd >= 0);
+	real_stderr = dup(2);
+	CHECK(real_stderr >= 0);
+	CHECK(dup2(fd, 2) == 2);
+	close(fd);
+	setvbuf(stderr, NULL, _IONBF, 0);
+	CHECK_EQ(atexit(log_copy_back), 0);
+}
+
+static bool log_has(const char *what)
+{
+	static char text[1 << 20];
+	ssize_t n;
+	int fd = open(log_path, O_RDONLY);
+
+	CHECK(fd >= 0);
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	CHECK(n >= 0);
+	text[n] = '\0';
+	return strstr(text, what) != NULL;
+}
+
+/* One message from s to r: its receive posted first (before) or after
+ * the message had time to arrive; both completions read, the receive's
+ * checked (length, bytes, FI_SOURCE). */
+static void exchange(struct ep **all, struct ep *s, struct ep *r,
+		     fi_addr_t dest, fi_addr_t src_at_r, size_t size,
+		     bool tagged, bool before, uint8_t *out, uint8_t *in)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	uint64_t tag = 0x5100 + size;
+	bool sent = false, got = false;
+	fi_addr_t src = FI_ADDR_NOTAVAIL;
+	ssize_t ret;
+	int i;
+
+	fill(out, size, (unsigned)size + tagged);
+	memset(in, 0, size + 16);
+	for (i = 0; i < 2; i++) {
+		if (i == (before ? 1 : 0)) {
+			do {
+				ret = tagged ?
+				      fi_tsend(s->ep, out, size, NULL, dest,
+					       tag, out) :
+				      fi_send(s->ep, out, size, NULL, dest,
+					      out);
+				if (ret == -FI_EAGAIN)
+					drive(all, 2);
+			} while (ret == -FI_EAGAIN);
+			CHECK_EQ(ret, 0);
+			/* long enough for it to arrive unexpected */
+			for (int k = 0; !before && k < 200; k++)
+				drive(all, 2);
+			continue;
+		}
+		/* directed when tagged: only this sender matches */
+		ret = tagged ? fi_trecv(r->ep, in, size + 16, NULL, src_at_r,
+					tag, 0, in) :
+			       fi_recv(r->ep, in, size + 16, NULL,
+				       FI_ADDR_UNSPEC, in);
+		CHECK_EQ(ret, 0);
+	}
+	while (!sent || !got) {
+		if (!sent) {
+			ret = fi_cq_read(s->cq, &e, 1);
+			if (ret == -FI_EAVAIL) {
+				CHECK_EQ(fi_cq_readerr(s->cq, &err, 0), 1);
+				fprintf(stderr, "send error %d\n", err.err);
+				CHECK(0);
+			}
+			if (ret == 1) {
+				CHECK(e.op_context == out);
+				sent = true;
+				rxm_test_beat();
+			}
+		}
+		if (!got) {
+			ret = fi_cq_readfrom(r->cq, &e, 1, &src);
+			if (ret == -FI_EAVAIL) {
+				CHECK_EQ(fi_cq_readerr(r->cq, &err, 0), 1);
+				fprintf(stderr, "receive error %d\n", err.err);
+				CHECK(0);
+			}
+			if (ret == 1) {
+				CHECK(e.op_context == in);
+				CHECK_EQ(e.len, size);
+				CHECK(e.flags & FI_RECV);
+				CHECK(!!(e.flags & FI_TAGGED) == tagged);
+				if (tagged)
+					CHECK_EQ(e.tag, tag);
+				CHECK_EQ(src, src_at_r);
+				CHECK(!memcmp(in, out, size));
+				got = true;
+				rxm_test_beat();
+			}
+		}
+	}
+}
+
+/* Wait for one completion on e's CQ: 1, or -1 with err filled. */
+static int wait_self(struct ep *e, struct fi_cq_err_entry *err)
+{
+	struct ep *all[1] = { e };
+	struct fi_cq_tagged_entry ce;
+
+	return wait_one(all, 1, e->cq, &ce, err, NULL);
+}
+
+static void send_self(struct ep *e, fi_addr_t dest, void *buf, size_t len)
+{
+	ssize_t ret;
+
+	do {
+		ret = fi_tsend(e->ep, buf, len, NULL, dest, 7, buf);
+		if (ret == -FI_EAGAIN)
+			(void)fi_cq_read(e->cq, NULL, 0);
+	} while (ret == -FI_EAGAIN);
+	CHECK_EQ(ret, 0);
+}
+
+static void scenario_dead(void)
+{
+	int to_child[2], to_parent[2];
+	struct fi_cq_err_entry err;
+	struct ep me;
+	char name[64];
+	size_t namelen;
+	uint8_t buf[100000];
+	fi_addr_t peer;
+	pid_t pid;
+	int st;
+
+	CHECK(!pipe(to_child) && !pipe(to_parent));
+	pid = fork();
+	CHECK(pid >= 0);
+	ep_open(&me);
+	namelen = me.namelen;
+	CHECK(write(pid ? to_child[1] : to_parent[1], me.name, namelen) ==
+	      (ssize_t)namelen);
+	CHECK(read(pid ? to_parent[0] : to_child[0], name, namelen) ==
+	      (ssize_t)namelen);
+	CHECK_EQ(fi_av_insert(me.av, name, 1, &peer, 0, NULL), 1);
+	if (!pid) {
+		/* the child: one message in, one out, then it dies */
+		CHECK_EQ(fi_trecv(me.ep, buf, sizeof(buf), NULL, peer, 7, 0,
+				  buf), 0);
+		CHECK_EQ(wait_self(&me, &err), 1);
+		send_self(&me, peer, buf, sizeof(buf));
+		CHECK_EQ(wait_self(&me, &err), 1);
+		_exit(0);
+	}
+	memset(buf, 1, sizeof(buf));
+	send_self(&me, peer, buf, sizeof(buf));
+	CHECK_EQ(fi_trecv(me.ep, buf, sizeof(buf), NULL, peer, 7, 0, buf), 0);
+	/* our send's completion and the child's message, in either order */
+	CHECK_EQ(wait_self(&me, &err), 1);
+	CHECK_EQ(wait_self(&me, &err), 1);
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	phase = "dead: a send to a peer that died";
+	send_self(&me, peer, buf, sizeof(buf));
+	CHECK_EQ(wait_self(&me, &err), -1);
+	CHECK(err.err != 0);
+	CHECK(log_has("peer reached over shm"));
+	ep_close(&me);
+}
+
+int main(int argc, char **argv)
+{
+	static const size_t sizes[] = { 0, 8, 1000, 20000, 70000, 300000 };
+	const char *s = argc > 1 ? argv[1] : "";
+	bool shm = !strncmp(s, "shm", 3);
+	uint8_t *out = malloc(300016), *in = malloc(300016);
+	struct ep a, b, *all[2] = { &a, &b };
+	fi_addr_t b_at_a, a_at_b;
+
+	if (strcmp(s, "shm") && strcmp(s, "tcp") && strcmp(s, "shm_auto") &&
+	    strcmp(s, "dead")) {
+		fprintf(stderr, "usage: %s shm|tcp|shm_auto|dead\n", argv[0]);
+		return 2;
+	}
+	shm = shm || !strcmp(s, "dead");
+	if (!strcmp(s, "shm_auto"))
+		rxm_test_progress = FI_PROGRESS_AUTO;
+	CHECK(out && in);
+	/* before the first fi_* call: variables are read once */
+	CHECK_EQ(setenv("FI_OFI_RXM_USE_SHM", shm ? "1" : "0", 1), 0);
+	CHECK_EQ(setenv("FI_LOG_LEVEL", "info", 1), 0);
+	CHECK_EQ(setenv("FI_LOG_PROV", "ofi_rxm", 1), 0);
+	log_capture();
+	rxm_test_start();
+	if (!strcmp(s, "dead")) {
+		scenario_dead();
+		free(out);
+		free(in);
+		printf("ok: %s\n", s);
+		return 0;
+	}
+	ep_open(&a);
+	ep_open(&b);
+	b_at_a = insert(&a, &b);
+	a_at_b = insert(&b, &a);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (int k = 0; k < 8; k++) {
+			bool tagged = k & 1, before = k & 2, back = k & 4;
+
+			phase = "exchange";
+			if (back)
+				exchange(all, &b, &a, a_at_b, b_at_a, sizes[i],
+					 tagged, before, out, in);
+			else
+				exchange(all, &a, &b, b_at_a, a_at_b, sizes[i],
+					 tagged, before, out, in);
+		}
+	CHECK_EQ(log_has("peer reached over shm"), shm);
+	/* left unreceived at close, both kinds: the close drops them
+	 * (the domains close too, so nothing of shm's stays open) */
+	phase = "close with messages queued";
+	fill(out, 70000, 3);
+	CHECK_EQ(fi_tsend(a.ep, out, 8, NULL, b_at_a, 1, out), 0);
+	CHECK_EQ(fi_send(a.ep, out, 70000, NULL, b_at_a, out), 0);
+	for (int k = 0; k < 200; k++)
+		drive(all, 2);
+	ep_close(&b);
+	ep_close(&a);
+	free(out);
+	free(in);
+	printf("ok: %s\n", s);
+	return 0;
+}
