@@ -174,6 +174,12 @@ static int rxm_ep_enable(struct rxm_ep *ep)
 	ep->rdm.ready = true;
 	if (ep->rdm.sep)
 		rdm_sep_ready(&ep->rdm);	/* its enabled contexts too */
+	/* shm imports our receive queue, which needs us ready; before our
+	 * progress source, whose passes read ep->shm (adding it publishes
+	 * what was written here to the progress thread) */
+	ret = rxm_ep_shm_open(ep);
+	if (ret)
+		goto err;
 	ep->src = (struct rdm_ep_source){
 		.src = {
 			.poll = rdm_ep_progress_poll,
@@ -201,20 +207,15 @@ static int rxm_ep_enable(struct rxm_ep *ep)
 	if (ret)
 		goto err_src;
 	ep->bg_src_added = true;
-	/* last: shm imports our receive queue, which needs us ready */
-	ret = rxm_ep_shm_open(ep);
-	if (ret)
-		goto err_bg;
 	return 0;
 
-err_bg:
-	pl_progress_source_remove(ep->dom->fab->cm_ctx, &ep->bg_src);
-	ep->bg_src_added = false;
 err_src:
 	pl_progress_source_remove(ctx, &ep->src.src);
 	ep->src_added = false;
 err:
 	ep->rdm.ready = false;
+	rxm_ep_shm_close(ep);
+	rxm_ep_shm_fini(ep);
 	rxm_ep_transport_close(ep);
 	ep->rdm.base.enabled = false;
 	return ret;
@@ -235,20 +236,34 @@ static int rxm_ep_close(struct fid *fid)
 
 	if (ep->rdm.naliases)
 		return -FI_EBUSY;	/* fi_endpoint(3): aliases first */
-	/* our shm endpoint first: it imports our receive queue (and would
-	 * keep the check below busy) and completes into us */
-	rxm_ep_shm_close(ep);
-	/* a peer still uses receives it took from this queue */
-	if (rdm_peer_owner_busy(&ep->rdm))
+	/* a peer still uses receives it took from this queue (our own shm
+	 * endpoint is such a peer: its close below gives them back) */
+	if (!ep->shm && rdm_peer_owner_busy(&ep->rdm))
 		return -FI_EBUSY;
 	/* first: after it returns, the connection thread never touches
-	 * the endpoint again */
+	 * the endpoint again (nor a progress pass ep->shm) */
 	if (ep->bg_src_added)
 		pl_progress_source_remove(ep->dom->fab->cm_ctx, &ep->bg_src);
 	if (ep->src_added)
 		pl_progress_source_remove(
 			pl_domain_progress(&ep->dom->base.domain_fid),
 			&ep->src.src);
+	ep->bg_src_added = ep->src_added = false;
+	/* then our shm endpoint: it imports our receive queue and
+	 * completes into us. Another importer of the queue still busy
+	 * makes the close -FI_EBUSY with shm gone: messages then go over
+	 * the core, and the sources come back for the retry. */
+	rxm_ep_shm_close(ep);
+	if (rdm_peer_owner_busy(&ep->rdm)) {
+		if (!pl_progress_source_add(
+			    pl_domain_progress(&ep->dom->base.domain_fid),
+			    &ep->src.src))
+			ep->src_added = true;
+		if (!pl_progress_source_add(ep->dom->fab->cm_ctx,
+					    &ep->bg_src))
+			ep->bg_src_added = true;
+		return -FI_EBUSY;
+	}
 	rdm_ep_close_rx(&ep->rdm);
 	rxm_ep_shm_fini(ep);
 	rdm_ep_lock(&ep->rdm);
