@@ -217,8 +217,12 @@ struct rxm_peer {
 	struct rxm_rx *rndv_rx;		/* rendezvous receptions unfinished */
 	struct rxm_rma_xfer *rma_xfers;	/* RMA we move by the core */
 	size_t rxb_posted;		/* buffers posted on the connection */
-	/* node-local: messages go by shm to shm_dest (rxm_ep_shm.c) */
+	/* node-local: messages go by shm to shm_dest (rxm_ep_shm.c);
+	 * under the lock. shm_ok: shm took a send for it, so a refusal is
+	 * a full queue, not a peer without shm (written and read by the
+	 * one flusher at a time, rxm_ep_shm_flush) */
 	bool shm;
+	bool shm_ok;
 	fi_addr_t shm_dest;
 	struct rxm_peer *all_next;	/* every peer of the endpoint */
 };
@@ -308,10 +312,14 @@ void rxm_ep_shm_fini(struct rxm_ep *ep);
 /* Does the peer at addr go by shm? Its twin handle in *dest_p. */
 bool rxm_ep_shm_peer(struct rxm_ep *ep, const void *addr,
 		     fi_addr_t *dest_p);
-/* Under the lock: list msg for shm; 1 (rdm_ep_tx_done follows) or
- * -FI_ENOMEM. */
-int rxm_ep_shm_send(struct rxm_ep *ep, fi_addr_t dest,
+/* Under the lock: list msg for shm (to c's peer, peer->shm set); 1
+ * (rdm_ep_tx_done follows) or -FI_ENOMEM. */
+int rxm_ep_shm_send(struct rxm_ep *ep, struct rxm_conn *c,
 		    const struct rdm_tx_msg *msg);
+/* rxm_ep_transport.c: msg to c over the core (connecting first); the
+ * transport's send answers (rdm_transport.h). Under the lock. */
+int rxm_ep_send_core(struct rxm_ep *ep, struct rxm_conn *c,
+		     const struct rdm_tx_msg *msg);
 /* rdm_transport_ops.unlocked: hand the listed sends to shm. WITHOUT the
  * lock. */
 void rxm_ep_shm_flush(struct rdm_ep *r);

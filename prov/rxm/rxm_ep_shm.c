@@ -53,6 +53,8 @@ struct rxm_shm_tx {
 	struct rxm_shm_tx *next;		/* pend, or a flush's batch */
 	struct rxm_shm_tx *inext, *iprev;	/* inflight */
 	void *txe;			/* the core's (rdm_ep_tx_done) */
+	struct rxm_conn *conn;		/* the peer, for a fallback */
+	uint32_t rdm_flags;		/* the core's RDM_TX_* */
 	fi_addr_t dest;			/* in the twin */
 	uint64_t tag, data, flags;	/* fi_*sendmsg's flags */
 	bool tagged;
@@ -152,9 +154,10 @@ bool rxm_ep_shm_peer(struct rxm_ep *ep, const void *addr, fi_addr_t *dest_p)
 	return true;
 }
 
-int rxm_ep_shm_send(struct rxm_ep *ep, fi_addr_t dest,
+int rxm_ep_shm_send(struct rxm_ep *ep, struct rxm_conn *c,
 		    const struct rdm_tx_msg *msg)
 {
+	fi_addr_t dest = ((struct rxm_peer *)c->owner_data)->shm_dest;
 	struct rxm_ep_shm *sh = ep->shm;
 	size_t len = 0, i, copy;
 	struct rxm_shm_tx *t;
@@ -168,6 +171,8 @@ int rxm_ep_shm_send(struct rxm_ep *ep, fi_addr_t dest,
 		return -FI_ENOMEM;
 	t->next = NULL;
 	t->txe = msg->context;
+	t->conn = c;
+	t->rdm_flags = msg->flags;
 	t->dest = dest;
 	t->tag = msg->tag;
 	t->data = msg->cq_data;
@@ -201,6 +206,35 @@ int rxm_ep_shm_send(struct rxm_ep *ep, fi_addr_t dest,
 	return 1;	/* rdm_ep_tx_done follows */
 }
 
+/* Under the lock: the listed sends to peers that lost shm (a fallback)
+ * leave over the core now, in their order; the others stay listed. */
+static void rxm_shm_pend_core(struct rxm_ep *ep, struct rxm_ep_shm *sh)
+{
+	struct rxm_shm_tx **pp = &sh->pend, *t;
+	int ret;
+
+	sh->pend_tail = NULL;
+	while ((t = *pp)) {
+		if (((struct rxm_peer *)t->conn->owner_data)->shm) {
+			sh->pend_tail = t;
+			pp = &t->next;
+			continue;
+		}
+		*pp = t->next;
+		struct rdm_tx_msg m = {
+			.iov = t->iov, .iov_count = t->iov_count,
+			.tag = t->tag, .cq_data = t->data,
+			.flags = t->rdm_flags, .context = t->txe,
+		};
+
+		/* the core copies or registers what it keeps: t goes */
+		ret = rxm_ep_send_core(ep, t->conn, &m);
+		if (ret != 1)
+			rdm_ep_tx_done(&ep->rdm, t->txe, ret > 0 ? 0 : ret);
+		free(t);
+	}
+}
+
 /* One send to shm, without our lock. */
 static ssize_t rxm_shm_tx_post(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
 {
@@ -226,6 +260,7 @@ void rxm_ep_shm_flush(struct rdm_ep *r)
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
 	struct rxm_ep_shm *sh = ep->shm;
 	struct rxm_shm_tx *batch, *t, *next;
+	struct rxm_peer *tp = NULL;
 	uint64_t n = 0;
 	ssize_t ret;
 
@@ -238,7 +273,11 @@ void rxm_ep_shm_flush(struct rdm_ep *r)
 		return;
 	}
 	sh->flushing = true;
-	while ((batch = sh->pend)) {
+	for (;;) {
+		rxm_shm_pend_core(ep, sh);
+		batch = sh->pend;
+		if (!batch)
+			break;
 		sh->pend = sh->pend_tail = NULL;
 		pl_store_relaxed(&sh->listed, 0u);
 		/* inflight before shm sees them: a completion may come back
@@ -248,6 +287,7 @@ void rxm_ep_shm_flush(struct rdm_ep *r)
 		rdm_ep_unlock(r);
 		for (t = batch; t; t = next) {
 			next = t->next;	/* t may complete and go */
+			tp = t->conn->owner_data;
 			ret = rxm_shm_tx_post(sh, t);
 			if (ret)
 				RXM_LOG_DBG(FI_LOG_EP_DATA, "shm send to %llu: "
@@ -259,6 +299,9 @@ void rxm_ep_shm_flush(struct rdm_ep *r)
 				rxm_shm_tx_end(sh, t, (int)ret);
 			else
 				n++;
+			/* the one flusher writes it (flushing) */
+			if (!ret)
+				tp->shm_ok = true;
 		}
 		rdm_ep_lock(r);
 		sh->posted += n;
@@ -277,7 +320,18 @@ void rxm_ep_shm_flush(struct rdm_ep *r)
 				sh->pend_tail = last;
 			sh->pend = t;
 			pl_store_relaxed(&sh->listed, 1u);
-			break;
+			if (tp->shm_ok)
+				break;	/* a full queue: the next flush */
+			/* never reached: its address is local but it has no
+			 * shm endpoint (shm there off, a named AV, a wildcard
+			 * listener), so shm waits for a name that will not
+			 * come. Its messages go over the core from now on;
+			 * none went by shm, so their order holds. */
+			tp->shm = false;
+			RXM_LOG_INFO(FI_LOG_EP_DATA, "peer at shm address %llu "
+				     "has no shm endpoint: its messages go "
+				     "over the core\n",
+				     (unsigned long long)t->dest);
 		}
 	}
 	sh->flushing = false;

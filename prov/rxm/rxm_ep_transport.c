@@ -182,22 +182,29 @@ static int rxm_ep_transport_connect(struct rxm_ep *ep, struct rxm_conn *c)
 	return c->state == RXM_CONN_IDLE ? rxm_cm_connect(&ep->cm, c) : 0;
 }
 
+int rxm_ep_send_core(struct rxm_ep *ep, struct rxm_conn *c,
+		     const struct rdm_tx_msg *msg)
+{
+	int ret;
+
+	/* the header has 8 bits for a receive context (RXM_F_RX_MASK) */
+	if (msg->rx_idx > (RXM_F_RX_MASK >> RXM_F_RX_SHIFT))
+		return -FI_EINVAL;
+	ret = rxm_ep_transport_connect(ep, c);
+	return ret ? ret : rxm_ep_tx_send(ep, c->owner_data, msg);
+}
+
 static int rxm_ep_transport_send(struct rdm_ep *r, void *tpeer,
 				 const struct rdm_tx_msg *msg)
 {
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
 	struct rxm_conn *c = tpeer;
 	struct rxm_peer *p = c->owner_data;
-	int ret;
 
 	/* a scalable peer's contexts are reached over the core */
 	if (p->shm && !msg->rx_idx)
-		return rxm_ep_shm_send(ep, p->shm_dest, msg);
-	/* the header has 8 bits for a receive context (RXM_F_RX_MASK) */
-	if (msg->rx_idx > (RXM_F_RX_MASK >> RXM_F_RX_SHIFT))
-		return -FI_EINVAL;
-	ret = rxm_ep_transport_connect(ep, c);
-	return ret ? ret : rxm_ep_tx_send(ep, c->owner_data, msg);
+		return rxm_ep_shm_send(ep, c, msg);
+	return rxm_ep_send_core(ep, c, msg);
 }
 
 static int rxm_ep_transport_rma(struct rdm_ep *r, void *tpeer,

@@ -14,7 +14,11 @@
  *         sends (ThreadSanitizer runs it in CI);
  *   dead  two processes: one message each way through shm, then the
  *         child dies (no close) and the parent's next send to it ends
- *         in an error completion, not a hang.
+ *         in an error completion, not a hang;
+ *   fallback  two processes, the child without shm (FI_OFI_RXM_USE_SHM=0
+ *         there): the parent's shm finds no endpoint by the child's
+ *         name, and its messages go over tcp instead (INFO line), both
+ *         ways, in order.
  * The log is captured by pointing stderr at a file; it is copied back to
  * the real stderr at exit, so a failed check still shows.
  */
@@ -177,7 +181,7 @@ static void send_self(struct ep *e, fi_addr_t dest, void *buf, size_t len)
 	CHECK_EQ(ret, 0);
 }
 
-static void scenario_dead(void)
+static void scenario_dead(bool fallback)
 {
 	int to_child[2], to_parent[2];
 	struct fi_cq_err_entry err;
@@ -192,6 +196,9 @@ static void scenario_dead(void)
 	CHECK(!pipe(to_child) && !pipe(to_parent));
 	pid = fork();
 	CHECK(pid >= 0);
+	/* before the child's first fi_* call: read once */
+	if (!pid && fallback)
+		CHECK_EQ(setenv("FI_OFI_RXM_USE_SHM", "0", 1), 0);
 	ep_open(&me);
 	namelen = me.namelen;
 	CHECK(write(pid ? to_child[1] : to_parent[1], me.name, namelen) ==
@@ -200,22 +207,45 @@ static void scenario_dead(void)
 	      (ssize_t)namelen);
 	CHECK_EQ(fi_av_insert(me.av, name, 1, &peer, 0, NULL), 1);
 	if (!pid) {
-		/* the child: one message in, one out, then it dies */
-		CHECK_EQ(fi_trecv(me.ep, buf, sizeof(buf), NULL, peer, 7, 0,
-				  buf), 0);
-		CHECK_EQ(wait_self(&me, &err), 1);
+		/* the child: messages in (checked for order), one out, then
+		 * it dies, or closes when it is the fallback's */
+		for (int k = 0; k < (fallback ? 3 : 1); k++) {
+			CHECK_EQ(fi_trecv(me.ep, buf, sizeof(buf), NULL, peer,
+					  7, 0, buf), 0);
+			CHECK_EQ(wait_self(&me, &err), 1);
+			CHECK_EQ(buf[0], 1 + k);
+		}
 		send_self(&me, peer, buf, sizeof(buf));
 		CHECK_EQ(wait_self(&me, &err), 1);
+		if (fallback) {
+			/* the parent's receive done: then we may go */
+			CHECK(read(to_child[0], name, 1) == 1);
+			ep_close(&me);
+		}
 		_exit(0);
 	}
-	memset(buf, 1, sizeof(buf));
-	send_self(&me, peer, buf, sizeof(buf));
+	/* three sends at once, small and large: their order survives the
+	 * move to tcp */
+	static uint8_t bufs[3][100000];
+
+	for (int k = 0; k < (fallback ? 3 : 1); k++) {
+		memset(bufs[k], 1 + k, sizeof(bufs[k]));
+		send_self(&me, peer, bufs[k], k == 1 ? 8 : sizeof(bufs[k]));
+	}
 	CHECK_EQ(fi_trecv(me.ep, buf, sizeof(buf), NULL, peer, 7, 0, buf), 0);
-	/* our send's completion and the child's message, in either order */
-	CHECK_EQ(wait_self(&me, &err), 1);
-	CHECK_EQ(wait_self(&me, &err), 1);
+	/* our sends' completions and the child's message, in any order */
+	for (int k = 0; k < (fallback ? 4 : 2); k++)
+		CHECK_EQ(wait_self(&me, &err), 1);
+	if (fallback)
+		CHECK(write(to_child[1], "x", 1) == 1);
 	CHECK_EQ(waitpid(pid, &st, 0), pid);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (fallback) {
+		CHECK(log_has("has no shm endpoint: its messages go over the "
+			      "core"));
+		ep_close(&me);
+		return;
+	}
 	phase = "dead: a send to a peer that died";
 	send_self(&me, peer, buf, sizeof(buf));
 	CHECK_EQ(wait_self(&me, &err), -1);
@@ -228,17 +258,20 @@ int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 0, 8, 1000, 20000, 70000, 300000 };
 	const char *s = argc > 1 ? argv[1] : "";
-	bool shm = !strncmp(s, "shm", 3);
+	bool shm = !strcmp(s, "shm") || !strcmp(s, "shm_auto");
 	uint8_t *out = malloc(300016), *in = malloc(300016);
 	struct ep a, b, *all[2] = { &a, &b };
 	fi_addr_t b_at_a, a_at_b;
 
+	bool two = !strcmp(s, "dead") || !strcmp(s, "fallback");
+
 	if (strcmp(s, "shm") && strcmp(s, "tcp") && strcmp(s, "shm_auto") &&
-	    strcmp(s, "dead")) {
-		fprintf(stderr, "usage: %s shm|tcp|shm_auto|dead\n", argv[0]);
+	    !two) {
+		fprintf(stderr, "usage: %s shm|tcp|shm_auto|dead|fallback\n",
+			argv[0]);
 		return 2;
 	}
-	shm = shm || !strcmp(s, "dead");
+	shm = shm || two;
 	if (!strcmp(s, "shm_auto"))
 		rxm_test_progress = FI_PROGRESS_AUTO;
 	CHECK(out && in);
@@ -248,8 +281,8 @@ int main(int argc, char **argv)
 	CHECK_EQ(setenv("FI_LOG_PROV", "ofi_rxm", 1), 0);
 	log_capture();
 	rxm_test_start();
-	if (!strcmp(s, "dead")) {
-		scenario_dead();
+	if (two) {
+		scenario_dead(!strcmp(s, "fallback"));
 		free(out);
 		free(in);
 		printf("ok: %s\n", s);
