@@ -60,9 +60,10 @@ static const struct pl_param_def rxm_param_table[] = {
 	{ "use_shm", FI_PARAM_BOOL, "false",
 	  "send messages to node-local peers through the shm provider, "
 	  "opened as this domain's peer (one progress, one receive queue "
-	  "and CQ); RMA and atomics stay on the core. Off by default: "
-	  "every local endpoint must then have shm too (no fallback yet), "
-	  "and a large send completes only once its receive is posted" },
+	  "and CQ); RMA and atomics stay on the core, and so do local "
+	  "peers without shm. Off by default until rxm's own tests and the "
+	  "Open MPI clients run with it: a large send to a local peer "
+	  "completes only once its receive is posted" },
 	{ "enable_direct_send", FI_PARAM_BOOL, "false",
 	  "ours has no effect: sends up to sar_limit are copied into "
 	  "buffers, larger ones are read from the application's buffers "
