@@ -18,7 +18,11 @@
  *   fallback  two processes, the child without shm (FI_OFI_RXM_USE_SHM=0
  *         there): the parent's shm finds no endpoint by the child's
  *         name, and its messages go over tcp instead (INFO line), both
- *         ways, in order.
+ *         ways, in order;
+ *   mixed  one endpoint hears from a peer over shm and from one over tcp
+ *         (its AV named: no shm endpoint) at once, any-source receives,
+ *         eager and rendezvous sizes: each sender's messages take the
+ *         receives in order.
  * The log is captured by pointing stderr at a file; it is copied back to
  * the real stderr at exit, so a failed check still shows.
  */
@@ -27,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <rdma/fi_cm.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
@@ -254,6 +259,134 @@ static void scenario_dead(bool fallback)
 	ep_close(&me);
 }
 
+/* e as ep_open, its AV named (a named AV has no shm twin: e has no shm
+ * endpoint, its peers reach it over tcp). */
+static void ep_open_named(struct ep *e)
+{
+	struct fi_info *hints = fi_allocinfo();
+	struct fi_cq_attr cq_attr = { .format = FI_CQ_FORMAT_TAGGED };
+	char name[64];
+	struct fi_av_attr av_attr = { .type = FI_AV_TABLE, .count = 16,
+				      .name = name };
+
+	(void)snprintf(name, sizeof(name), "/rxm-shm-mixed-%d", getpid());
+	memset(e, 0, sizeof(*e));
+	hints->ep_attr->type = FI_EP_RDM;
+	hints->caps = FI_MSG | FI_TAGGED | FI_SOURCE | FI_DIRECTED_RECV;
+	hints->addr_format = FI_SOCKADDR_IN;
+	hints->fabric_attr->prov_name = strdup("tcp;ofi_rxm");
+	CHECK_EQ(fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, FI_SOURCE,
+			    hints, &e->info), 0);
+	fi_freeinfo(hints);
+	CHECK_EQ(fi_fabric(e->info->fabric_attr, &e->fabric, NULL), 0);
+	CHECK_EQ(fi_domain(e->fabric, e->info, &e->domain, NULL), 0);
+	CHECK_EQ(fi_cq_open(e->domain, &cq_attr, &e->cq, NULL), 0);
+	CHECK_EQ(fi_av_open(e->domain, &av_attr, &e->av, NULL), 0);
+	CHECK_EQ(fi_endpoint(e->domain, e->info, &e->ep, NULL), 0);
+	CHECK_EQ(fi_ep_bind(e->ep, &e->cq->fid, FI_TRANSMIT | FI_RECV), 0);
+	CHECK_EQ(fi_ep_bind(e->ep, &e->av->fid, 0), 0);
+	CHECK_EQ(fi_enable(e->ep), 0);
+	e->namelen = sizeof(e->name);
+	CHECK_EQ(fi_getname(&e->ep->fid, e->name, &e->namelen), 0);
+}
+
+/* A hears from B over shm and from C over tcp at once: any-source
+ * receives, many messages of mixed sizes, each sender's order checked. */
+static void scenario_mixed(void)
+{
+	enum { N = 200, BIGM = 40000 };
+	/* a send's buffer stays until its completion: one per message */
+	static uint8_t rbuf[N * 2][BIGM], sb[N][BIGM], sc[N][BIGM];
+	struct ep a, b, c, *all[3] = { &a, &b, &c };
+	fi_addr_t b_at_a, c_at_a, a_at_b, a_at_c, src;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	unsigned next_b = 0, next_c = 0, got = 0, sent = 0, k;
+	unsigned sb_i = 0, sc_i = 0;
+	static uint8_t from[N * 2];	/* 1: B, 2: C, by receive slot */
+	ssize_t ret;
+
+	ep_open(&a);
+	ep_open(&b);
+	ep_open_named(&c);
+	b_at_a = insert(&a, &b);
+	c_at_a = insert(&a, &c);
+	a_at_b = insert(&b, &a);
+	a_at_c = insert(&c, &a);
+	for (k = 0; k < 2 * N; k++)
+		CHECK_EQ(fi_trecv(a.ep, rbuf[k], sizeof(rbuf[k]), NULL,
+				  FI_ADDR_UNSPEC, 9, 0, rbuf[k]), 0);
+	while (got < 2 * N || sent < 2 * N) {
+		/* one from each sender when it can; the size by index */
+		if (sb_i < N) {
+			size_t len = (sb_i % 3 == 0) ? BIGM : 16 + sb_i;
+
+			memset(sb[sb_i], (int)(sb_i & 0xff), len);
+			ret = fi_tsend(b.ep, sb[sb_i], len, NULL, a_at_b, 9,
+				       NULL);
+			if (!ret)
+				sb_i++;
+			else
+				CHECK_EQ(ret, -FI_EAGAIN);
+		}
+		if (sc_i < N) {
+			size_t len = (sc_i % 3 == 1) ? BIGM : 16 + sc_i;
+
+			memset(sc[sc_i], (int)((sc_i + 128) & 0xff), len);
+			ret = fi_tsend(c.ep, sc[sc_i], len, NULL, a_at_c, 9,
+				       NULL);
+			if (!ret)
+				sc_i++;
+			else
+				CHECK_EQ(ret, -FI_EAGAIN);
+		}
+		for (int i = 1; i < 3; i++) {
+			ret = fi_cq_read(all[i]->cq, &e, 1);
+			if (ret == -FI_EAVAIL) {
+				CHECK_EQ(fi_cq_readerr(all[i]->cq, &err, 0), 1);
+				fprintf(stderr, "send error %d\n", err.err);
+				CHECK(0);
+			}
+			if (ret == 1) {
+				sent++;
+				rxm_test_beat();
+			}
+		}
+		ret = fi_cq_readfrom(a.cq, &e, 1, &src);
+		if (ret == -FI_EAVAIL) {
+			CHECK_EQ(fi_cq_readerr(a.cq, &err, 0), 1);
+			fprintf(stderr, "recv error %d\n", err.err);
+			CHECK(0);
+		}
+		if (ret == 1) {
+			/* completions may come out of order (a rendezvous
+			 * completes after a later eager message); matching
+			 * may not: checked below, slot by slot */
+			CHECK(src == b_at_a || src == c_at_a);
+			from[(uint8_t(*)[BIGM])e.op_context - rbuf] =
+				src == b_at_a ? 1 : 2;
+			got++;
+			rxm_test_beat();
+		}
+	}
+	/* each sender's messages took the receives in posting order */
+	for (k = 0; k < 2 * N; k++) {
+		if (from[k] == 1) {
+			CHECK_EQ(rbuf[k][0], next_b & 0xff);
+			next_b++;
+		} else {
+			CHECK_EQ(from[k], 2);
+			CHECK_EQ(rbuf[k][0], (next_c + 128) & 0xff);
+			next_c++;
+		}
+	}
+	/* B went by shm; C has none (its AV is named), so it used tcp */
+	CHECK(log_has("peer reached over shm"));
+	ep_close(&c);
+	ep_close(&b);
+	ep_close(&a);
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 0, 8, 1000, 20000, 70000, 300000 };
@@ -264,14 +397,15 @@ int main(int argc, char **argv)
 	fi_addr_t b_at_a, a_at_b;
 
 	bool two = !strcmp(s, "dead") || !strcmp(s, "fallback");
+	bool mixed = !strcmp(s, "mixed");
 
 	if (strcmp(s, "shm") && strcmp(s, "tcp") && strcmp(s, "shm_auto") &&
-	    !two) {
+	    !two && !mixed) {
 		fprintf(stderr, "usage: %s shm|tcp|shm_auto|dead|fallback\n",
 			argv[0]);
 		return 2;
 	}
-	shm = shm || two;
+	shm = shm || two || mixed;
 	if (!strcmp(s, "shm_auto"))
 		rxm_test_progress = FI_PROGRESS_AUTO;
 	CHECK(out && in);
@@ -281,6 +415,13 @@ int main(int argc, char **argv)
 	CHECK_EQ(setenv("FI_LOG_PROV", "ofi_rxm", 1), 0);
 	log_capture();
 	rxm_test_start();
+	if (mixed) {
+		scenario_mixed();
+		free(out);
+		free(in);
+		printf("ok: %s\n", s);
+		return 0;
+	}
 	if (two) {
 		scenario_dead(!strcmp(s, "fallback"));
 		free(out);
