@@ -198,7 +198,7 @@ static void rdm_ep_rx_place(struct rdm_ep *q, struct rdm_ep *own,
 
 	if (own->peer_proxy) {
 		/* a peer holds it: the peer places it (rdm_peer_srx.h) */
-		rdm_peer_owner_place(q, own, res, kind == PL_MATCH_TAGGED);
+		rdm_peer_owner_place(q, own, res);
 		return;
 	}
 	n = rdm_ep_rx_rxp_init(q, own, kind, res, h, src, &p, slice);

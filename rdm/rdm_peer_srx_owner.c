@@ -9,12 +9,12 @@
  *   proxy, ep                                          (control path)
  *   peer_ops            the peer, inside its            the application
  *                       fi_srx_context (before use)     (set-up order)
- *   pending, npend,     get / queue (the peer's         the endpoint's
- *   queued, the         thread), posts and progress     lock
- *   records listed      (the owner's), close
+ *   pending, npend,     get / queue / free_entry (the   the endpoint's
+ *   queued, out,        peer's thread), posts and       lock
+ *   free_recs, the      progress (the owner's), close
+ *   records listed
  *   hint                written under the lock, read    relaxed atomic:
  *                       by flush without it             a hint (below)
- *   out                 get / free_entry (any thread)   atomic, acq_rel
  *   rdm_ep.powner       export (once), flush unlocked   release store,
  *                                                       acquire loads
  * A record (struct rdm_peer_ownrec) belongs to the peer between the
@@ -37,7 +37,7 @@
 struct rdm_peer_ownrec {
 	struct fi_peer_rx_entry	entry;	/* FIRST: what the peer holds */
 	struct rdm_peer_owner	*po;
-	struct rdm_peer_ownrec	*next;	/* po->pending */
+	struct rdm_peer_ownrec	*next;	/* po->pending, po->free_recs */
 	bool			tagged;
 	bool			discard; /* pending: dropped, not started */
 	struct iovec		iov[PL_MATCH_IOV_MAX];
@@ -57,7 +57,10 @@ struct rdm_peer_owner {
 	size_t			npend;	/* records listed in pending */
 	size_t			queued;	/* records in the match queue */
 	pl_atomic_u32		hint;	/* npend != 0, for flush */
-	pl_atomic_u64		out;	/* records not freed yet */
+	size_t			out;	/* records not freed yet */
+	/* records freed, kept for the next get: no allocation per
+	 * message once the pool has grown to what is in flight */
+	struct rdm_peer_ownrec	*free_recs;
 };
 
 static struct rdm_peer_owner *rdm_peer_owner_of(struct fid_peer_srx *srx)
@@ -130,30 +133,31 @@ static int rdm_peer_owner_get(struct fid_peer_srx *srx,
 
 	if (!entry)
 		return -FI_EINVAL;
-	rec = calloc(1, sizeof(*rec));
-	if (!rec)
-		return -FI_ENOMEM;
-	rec->po = po;
-	rec->tagged = kind == PL_MATCH_TAGGED;
-	rec->entry.srx = srx;
-	rec->entry.addr = addr;
-	rec->entry.size = size;
-	rec->entry.tag = tag;
-	rec->entry.owner_context = rec;
 	rdm_ep_lock(ep->xport);
 	if (!ep->ready || ep->closing) {
 		rdm_ep_unlock(ep->xport);
-		free(rec);
 		return -FI_ECANCELED;
 	}
+	rec = po->free_recs;
+	if (rec)
+		po->free_recs = rec->next;
+	else if (!(rec = malloc(sizeof(*rec)))) {
+		rdm_ep_unlock(ep->xport);
+		return -FI_ENOMEM;
+	}
+	*rec = (struct rdm_peer_ownrec){
+		.po = po,
+		.tagged = kind == PL_MATCH_TAGGED,
+		.entry = { .srx = srx, .addr = addr, .size = size,
+			   .tag = tag, .owner_context = rec },
+	};
 	ret = pl_match_take(ep->matchp, kind, &h, &res);
 	if (ret == PL_MATCH_MATCHED) {
 		rdm_peer_owner_fill(rec, &res);
 		pl_match_done(ep->matchp, &res);
 	}
+	po->out++;
 	rdm_ep_unlock(ep->xport);
-	/* acq_rel: pairs with the busy check's acquire load */
-	pl_fetch_add_acq_rel(&po->out, 1);
 	*entry = &rec->entry;
 	return ret == PL_MATCH_MATCHED ? 0 : -FI_ENOENT;
 }
@@ -219,23 +223,28 @@ static int rdm_peer_owner_queue(struct fi_peer_rx_entry *entry)
 static void rdm_peer_owner_free_entry(struct fi_peer_rx_entry *entry)
 {
 	struct rdm_peer_ownrec *rec = entry ? entry->owner_context : NULL;
+	struct rdm_peer_owner *po;
 
 	if (!rec)
 		return;
-	/* acq_rel: pairs with the busy check's acquire load */
-	pl_fetch_sub_acq_rel(&rec->po->out, 1);
-	free(rec);
+	/* the owner's lock inside the peer's, the allowed order
+	 * (rdm_peer_srx.h) */
+	po = rec->po;
+	rdm_ep_lock(po->ep->xport);
+	po->out--;
+	rec->next = po->free_recs;
+	po->free_recs = rec;
+	rdm_ep_unlock(po->ep->xport);
 }
 
 void rdm_peer_owner_place(struct rdm_ep *q, struct rdm_ep *proxy,
-			  struct pl_match_result *res, bool tagged)
+			  struct pl_match_result *res)
 {
 	struct rdm_peer_ownrec *rec = res->ux->prov;
 	struct rdm_peer_owner *po = pl_container_of(proxy,
 						    struct rdm_peer_owner,
 						    proxy);
 
-	(void)tagged;
 	rdm_peer_owner_fill(rec, res);
 	pl_match_done(q->matchp, res);
 	po->queued--;
@@ -317,25 +326,31 @@ void rdm_peer_owner_flush_slow(struct rdm_ep *ep)
 bool rdm_peer_owner_busy(struct rdm_ep *ep)
 {
 	struct rdm_peer_owner *po = pl_load_acquire(&ep->powner);
-	uint64_t out;
-	size_t ours;
+	bool busy;
 
 	if (!po)
 		return false;
 	rdm_ep_lock(ep->xport);
-	/* acquire: pairs with get's and free_entry's acq_rel updates */
-	out = pl_load_acquire(&po->out);
 	/* queued and listed records are ours: close discards them; the
 	 * others are the peer's, in use */
-	ours = po->queued + po->npend;
+	busy = po->out > po->queued + po->npend;
 	rdm_ep_unlock(ep->xport);
-	return out > ours;
+	return busy;
 }
 
 void rdm_peer_owner_free(struct rdm_ep *ep)
 {
 	/* close: no other thread reaches ep any more */
-	free(pl_load_relaxed(&ep->powner));
+	struct rdm_peer_owner *po = pl_load_relaxed(&ep->powner);
+	struct rdm_peer_ownrec *rec;
+
+	if (!po)
+		return;
+	while ((rec = po->free_recs)) {
+		po->free_recs = rec->next;
+		free(rec);
+	}
+	free(po);
 	pl_store_relaxed(&ep->powner, NULL);
 }
 

@@ -90,7 +90,7 @@ void rdm_peer_owner_free(struct rdm_ep *ep);
  * list it for start; releases res. Under q's lock. */
 struct pl_match_result;
 void rdm_peer_owner_place(struct rdm_ep *q, struct rdm_ep *proxy,
-			  struct pl_match_result *res, bool tagged);
+			  struct pl_match_result *res);
 
 /* ---- the peer's side (rdm_peer_srx_peer.c) ---- */
 
