@@ -279,6 +279,7 @@ void rxm_ep_shm_flush(struct rdm_ep *r)
 		if (!batch)
 			break;
 		sh->pend = sh->pend_tail = NULL;
+		/* relaxed: see listed */
 		pl_store_relaxed(&sh->listed, 0u);
 		/* inflight before shm sees them: a completion may come back
 		 * on another thread before the send call returns */
@@ -319,6 +320,7 @@ void rxm_ep_shm_flush(struct rdm_ep *r)
 			if (!sh->pend)
 				sh->pend_tail = last;
 			sh->pend = t;
+			/* relaxed: see listed */
 			pl_store_relaxed(&sh->listed, 1u);
 			if (tp->shm_ok)
 				break;	/* a full queue: the next flush */
