@@ -78,7 +78,7 @@ static struct rdm_ep *rdm_ep_rx_queue(struct rdm_ep *own, uint32_t idx)
  * address was inserted with (fi_av(3): completions carry it in place of
  * the fi_addr_t; matching keeps the fi_addr_t), else the fi_addr_t. A
  * proxy's messages (rdm_peer_srx.h) come in the owner's terms already. */
-static fi_addr_t rdm_ep_rx_report_src(struct rdm_ep *own, fi_addr_t fa)
+fi_addr_t rdm_ep_rx_report_src(struct rdm_ep *own, fi_addr_t fa)
 {
 	struct pl_av_peer peer;
 

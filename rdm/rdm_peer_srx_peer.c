@@ -29,7 +29,6 @@
 #include "pl_compiler.h"
 #include "pl_fid_nosys.h"
 #include "pl_log.h"
-#include "pl_rcu.h"
 #include "rdm_ep.h"
 #include "rdm_peer_srx.h"
 
@@ -93,20 +92,10 @@ static void rdm_peer_rec_unlink(struct rdm_peer_srx *psrx,
  * reports no source or the sender is not in the AV. */
 static fi_addr_t rdm_peer_srx_src(struct rdm_ep *ep, const void *src)
 {
-	struct pl_av_peer peer;
-	fi_addr_t fa;
-
 	if (!src || !ep->base.av ||
 	    !(ep->base.caps & (FI_SOURCE | FI_DIRECTED_RECV)))
 		return FI_ADDR_NOTAVAIL;
-	fa = ep->tops->rx_src(ep, src);
-	if (fa == FI_ADDR_NOTAVAIL || !pl_av_has_user_ids(ep->base.av))
-		return fa;
-	pl_rcu_read_lock();
-	if (!pl_av_lookup_peer(ep->base.av, fa, &peer))
-		fa = peer.user_id;
-	pl_rcu_read_unlock();
-	return fa;
+	return rdm_ep_rx_report_src(ep, ep->tops->rx_src(ep, src));
 }
 
 /* Give the owner its entry back. */

@@ -489,6 +489,10 @@ void rdm_ep_rx_arrive(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr,
 		      void *trx);
 int rdm_ep_rx_inline(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr);
 void rdm_ep_rx_done(struct rdm_ep *ep, void *ctx, int status, uint64_t len);
+/* The sender fa as FI_SOURCE reports it: its FI_AV_USER_ID value when
+ * the AV holds one, else fa (the peer receive context passes it to its
+ * owner the same way, rdm_peer_srx.h). Under the lock. */
+fi_addr_t rdm_ep_rx_report_src(struct rdm_ep *own, fi_addr_t fa);
 /* fi_cancel and fi_rx_size_left. */
 ssize_t rdm_ep_rx_cancel(fid_t fid, void *context);
 /* fi_cancel of a receive in ep's queue: the error completion goes to ep. */
