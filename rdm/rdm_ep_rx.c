@@ -96,6 +96,9 @@ static fi_addr_t rdm_ep_rx_ux_src(void *arg, const struct pl_match_unexp *ux)
 {
 	struct rdm_ep *own = rdm_ep_rx_owner(ux);
 
+	/* a message a peer holds: the peer knows its sender */
+	if (own->peer_proxy)
+		return rdm_peer_owner_resolve(own, ux->prov);
 	return rdm_ep_rx_src(arg, own, own->tops->rx_src_of(own, ux->prov));
 }
 

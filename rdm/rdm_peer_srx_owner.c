@@ -191,6 +191,11 @@ static int rdm_peer_owner_queue(struct fi_peer_rx_entry *entry)
 		return -FI_EINVAL;
 	po = rec->po;
 	ep = po->ep;
+	/* its sender may have been inserted since the peer looked (the
+	 * AV's refresh at the next post would not see it again) */
+	if (entry->addr == FI_ADDR_NOTAVAIL &&
+	    (ep->base.caps & (FI_SOURCE | FI_DIRECTED_RECV)))
+		entry->addr = rdm_peer_srx_entry_src(&po->peer_ops, entry);
 	h = (struct pl_match_hdr){
 		.src = (ep->base.caps & FI_DIRECTED_RECV) ?
 		       entry->addr : FI_ADDR_NOTAVAIL,
@@ -267,6 +272,20 @@ static fi_addr_t rdm_peer_proxy_rx_src(struct rdm_ep *proxy, const void *src)
 	(void)proxy;
 	(void)src;
 	return FI_ADDR_NOTAVAIL;
+}
+
+fi_addr_t rdm_peer_owner_resolve(struct rdm_ep *proxy, void *trx)
+{
+	struct rdm_peer_owner *po = pl_container_of(proxy,
+						    struct rdm_peer_owner,
+						    proxy);
+	struct rdm_peer_ownrec *rec = trx;
+
+	/* under the owner's lock, the entry queued: the owner's to write */
+	if (rec->entry.addr == FI_ADDR_NOTAVAIL)
+		rec->entry.addr = rdm_peer_srx_entry_src(&po->peer_ops,
+							 &rec->entry);
+	return rec->entry.addr;
 }
 
 static const void *rdm_peer_proxy_rx_src_of(struct rdm_ep *proxy, void *trx)

@@ -284,6 +284,37 @@ static int rdm_peer_srx_start(struct fi_peer_rx_entry *entry)
 	return rdm_peer_srx_resume(entry, true);
 }
 
+fi_addr_t rdm_peer_srx_entry_src(const struct fi_ops_srx_peer *ops,
+				 struct fi_peer_rx_entry *entry)
+{
+	struct rdm_peer_rec *r;
+	fi_addr_t fa = FI_ADDR_NOTAVAIL;
+	struct rdm_ep *ep;
+
+	/* another provider's peer: its peer_context is not ours to read */
+	if (!ops || ops->start_msg != rdm_peer_srx_start || !entry ||
+	    !(r = entry->peer_context))
+		return FI_ADDR_NOTAVAIL;
+	/* psrx->lock is a leaf (no lock is taken under it), so the owner
+	 * may take it under its own. A record being started or dropped
+	 * (busy) or whose endpoint closed (own NULL) is left alone: its
+	 * message may be going. Otherwise the message is held by its
+	 * transport until the owner starts or discards it, and rx_src_of /
+	 * rx_src read only what the transport fixed when it handed the
+	 * message up and the AV (under RCU): neither needs ep's lock
+	 * (rdm_transport.h). */
+	pthread_mutex_lock(&r->psrx->lock);
+	fa = r->src;
+	ep = r->own;
+	if (fa == FI_ADDR_NOTAVAIL && ep && !r->busy && r->trx) {
+		fa = rdm_peer_srx_src(ep, ep->tops->rx_src_of(ep, r->trx));
+		/* FI_SOURCE of the completion the start writes */
+		r->src = fa;
+	}
+	pthread_mutex_unlock(&r->psrx->lock);
+	return fa;
+}
+
 static int rdm_peer_srx_discard(struct fi_peer_rx_entry *entry)
 {
 	return rdm_peer_srx_resume(entry, false);

@@ -34,6 +34,13 @@
  * path, close, and the endpoint's progress source). An owner provider
  * outside propel must keep the same rule with its own locks.
  *
+ * A message that reaches the peer before its sender is in the AV is
+ * queued with FI_ADDR_NOTAVAIL; when the owner's AV grows it looks the
+ * sender up again (rdm_peer_srx_entry_src, through the owner's
+ * unexpected-queue refresh in rdm_ep_rx.c), so that a directed receive
+ * posted after the insert matches it, as for the owner's own messages.
+ * Only a peer of ours can be asked (1.17's fi_peer has no call for it).
+ *
  * Not offered yet: an owner queue that is itself a shared receive
  * context or a scalable endpoint's (export refused, -FI_EOPNOTSUPP);
  * remote CQ data of a peer's queued message in an owner's FI_PEEK
@@ -92,6 +99,11 @@ struct pl_match_result;
 void rdm_peer_owner_place(struct rdm_ep *q, struct rdm_ep *proxy,
 			  struct pl_match_result *res);
 
+/* The proxy's part in the unexpected-queue refresh (rdm_ep_rx.c): the
+ * sender of a message the peer holds (trx: its record), looked up again
+ * when the queue has it as FI_ADDR_NOTAVAIL. Under the owner's lock. */
+fi_addr_t rdm_peer_owner_resolve(struct rdm_ep *proxy, void *trx);
+
 /* ---- the peer's side (rdm_peer_srx_peer.c) ---- */
 
 /* The import object fi_srx_context(FI_PEER) makes. */
@@ -119,5 +131,13 @@ void rdm_peer_srx_put(struct rdm_peer_srx *psrx);
 /* A completion of ep's written (rdm_ep_rx.c): give the owner its entry
  * back. */
 void rdm_peer_srx_entry_done(struct rdm_ep *ep, struct rdm_ep_rxp *p);
+/* The sender of a message queued at an owner without one (it arrived
+ * before its address was in the AV), looked up again now, in the
+ * owner's terms; FI_ADDR_NOTAVAIL while it is still unknown, and for an
+ * entry of a peer that is not ours (ops: the owner's fi_ops_srx_peer, as
+ * the peer filled it; the 1.17 interface has no call for this). The
+ * owner calls it with or without its lock. */
+fi_addr_t rdm_peer_srx_entry_src(const struct fi_ops_srx_peer *ops,
+				 struct fi_peer_rx_entry *entry);
 
 #endif /* PROPEL_RDM_PEER_SRX_H */

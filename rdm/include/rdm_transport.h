@@ -38,7 +38,12 @@
  *        endpoint has FI_SOURCE or FI_DIRECTED_RECV.
  *   rx_src_of(ep, trx)  the src of a message the core holds (what
  *        rdm_ep_rx_arrive's hdr->src was), to look a queued message's
- *        sender up again once the AV has grown.
+ *        sender up again once the AV has grown. In a transport whose
+ *        endpoint may be bound to a peer receive context, both it and
+ *        rx_src must work without the endpoint's lock for a message
+ *        the transport holds (that context's owner asks from its own
+ *        thread, rdm_peer_srx.h): read only what was fixed when the
+ *        message was handed up, and the AV under RCU.
  *   rx_src_name(ep, src, buf, size)  the sender's address as bytes for
  *        FI_SOURCE_ERR's err_data: copies at most size bytes, returns
  *        the length written (0: none).

@@ -23,10 +23,16 @@
  *         (its AV named: no shm endpoint) at once, any-source receives,
  *         eager and rendezvous sizes: each sender's messages take the
  *         receives in order.
+ *   offset  as shm, with a remote address first in A's AV: the node-local
+ *         peer has one index in the AV and another in the shm twin;
+ *   late  messages reach A over shm before A has their sender in its AV:
+ *         directed receives posted after the insert match them.
  * The log is captured by pointing stderr at a file; it is copied back to
  * the real stderr at exit, so a failed check still shows.
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -387,6 +393,87 @@ static void scenario_mixed(void)
 	ep_close(&a);
 }
 
+/* An address that is no interface's here (TEST-NET-1, RFC 5737) goes
+ * into e's AV first: a remote peer, which the shm twin does not hold, so
+ * that the node-local peers inserted after it have one index in the AV
+ * and another in the twin, as on a host whose job also spans others. No
+ * message is ever sent to it. */
+static void insert_remote(struct ep *e)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(9) };
+	fi_addr_t fa;
+
+	CHECK_EQ(inet_pton(AF_INET, "192.0.2.1", &sin.sin_addr), 1);
+	CHECK_EQ(fi_av_insert(e->av, &sin, 1, &fa, 0, NULL), 1);
+	CHECK_EQ(fa, 0);
+}
+
+/* Messages that reach A over shm before A has B in its AV (as Open MPI
+ * inserts a peer only when it first talks to it): queued without a
+ * source, they must take B's address once A inserts it, so that the
+ * directed receives A posts then match them, in order, with FI_SOURCE
+ * B. A's AV holds a remote address first, so that B's index in the AV
+ * (1) is not its index in the shm twin (0). */
+static void scenario_late(void)
+{
+	enum { N = 4 };
+	static const size_t len[N] = { 8, 100, 3000, 8 };
+	static uint8_t out[N][3000], in[N][3000 + 16];
+	struct ep a, b, *all[2] = { &a, &b };
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	fi_addr_t a_at_b, b_at_a, src;
+	unsigned sent = 0;
+	ssize_t ret;
+	int k;
+
+	ep_open(&a);
+	ep_open(&b);
+	insert_remote(&a);
+	a_at_b = insert(&b, &a);
+	/* tagged (two with one tag: their order counts) and untagged */
+	for (k = 0; k < N; k++) {
+		fill(out[k], len[k], 40 + (unsigned)k);
+		do {
+			ret = k == 1 ?
+			      fi_send(b.ep, out[k], len[k], NULL, a_at_b,
+				      out[k]) :
+			      fi_tsend(b.ep, out[k], len[k], NULL, a_at_b,
+				       0x77, out[k]);
+			if (ret == -FI_EAGAIN)
+				drive(all, 2);
+		} while (ret == -FI_EAGAIN);
+		CHECK_EQ(ret, 0);
+	}
+	/* time to arrive: A queues them, from a sender it does not know */
+	for (k = 0; k < 500; k++)
+		drive(all, 2);
+	b_at_a = insert(&a, &b);
+	CHECK_EQ(b_at_a, 1);
+	for (k = 0; k < N; k++)
+		CHECK_EQ(k == 1 ?
+			 fi_recv(a.ep, in[k], sizeof(in[k]), NULL, b_at_a,
+				 in[k]) :
+			 fi_trecv(a.ep, in[k], sizeof(in[k]), NULL, b_at_a,
+				  0x77, 0, in[k]), 0);
+	for (k = 0; k < N; k++) {
+		src = FI_ADDR_NOTAVAIL;
+		CHECK_EQ(wait_one(all, 2, a.cq, &e, &err, &src), 1);
+		CHECK(e.flags & FI_RECV);
+		CHECK_EQ(src, b_at_a);
+	}
+	for (k = 0; k < N; k++)
+		CHECK(!memcmp(in[k], out[k], len[k]));
+	while (sent < N) {
+		CHECK_EQ(wait_one(all, 2, b.cq, &e, &err, NULL), 1);
+		sent++;
+	}
+	CHECK(log_has("peer reached over shm"));
+	ep_close(&b);
+	ep_close(&a);
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 0, 8, 1000, 20000, 70000, 300000 };
@@ -398,14 +485,16 @@ int main(int argc, char **argv)
 
 	bool two = !strcmp(s, "dead") || !strcmp(s, "fallback");
 	bool mixed = !strcmp(s, "mixed");
+	bool offset = !strcmp(s, "offset");
+	bool late = !strcmp(s, "late");
 
 	if (strcmp(s, "shm") && strcmp(s, "tcp") && strcmp(s, "shm_auto") &&
-	    !two && !mixed) {
-		fprintf(stderr, "usage: %s shm|tcp|shm_auto|dead|fallback\n",
+	    !two && !mixed && !offset && !late) {
+		fprintf(stderr, "usage: %s shm|tcp|shm_auto|dead|fallback|mixed|offset|late\n",
 			argv[0]);
 		return 2;
 	}
-	shm = shm || two || mixed;
+	shm = shm || two || mixed || offset || late;
 	if (!strcmp(s, "shm_auto"))
 		rxm_test_progress = FI_PROGRESS_AUTO;
 	CHECK(out && in);
@@ -415,6 +504,13 @@ int main(int argc, char **argv)
 	CHECK_EQ(setenv("FI_LOG_PROV", "ofi_rxm", 1), 0);
 	log_capture();
 	rxm_test_start();
+	if (late) {
+		scenario_late();
+		free(out);
+		free(in);
+		printf("ok: %s\n", s);
+		return 0;
+	}
 	if (mixed) {
 		scenario_mixed();
 		free(out);
@@ -431,6 +527,8 @@ int main(int argc, char **argv)
 	}
 	ep_open(&a);
 	ep_open(&b);
+	if (offset)
+		insert_remote(&a);
 	b_at_a = insert(&a, &b);
 	a_at_b = insert(&b, &a);
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
