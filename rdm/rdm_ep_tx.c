@@ -6,6 +6,7 @@
  */
 #include <rdma/fi_errno.h>
 
+#include "pl_log.h"
 #include "rdm_ep.h"
 #include "rdm_rma.h"
 
@@ -13,13 +14,31 @@ void rdm_ep_tx_done(struct rdm_ep *ep, void *context, int status)
 {
 	struct rdm_ep_txe *t = context;
 
-	if (t->op_flags & RDM_EP_F_SUBOP)
+	if (t->early) {
+		/* the application was told at rdm_ep_tx_done_early */
+		if (status)
+			PL_WARN(FI_LOG_EP_DATA, "rdm: a buffered send, "
+				"completed already, did not arrive (%d)\n",
+				status);
+		t->early = false;
+	} else if (t->op_flags & RDM_EP_F_SUBOP)
 		/* a request of a multi-buffer RMA: its parent completes */
 		rdm_ep_rma_sub_done(ep, t->context, status);
 	else
 		rdm_ep_cq_tx(t->cq_ep, t->context, t->flags, t->op_flags,
 			     t->len, status);
 	rdm_ep_txe_put(ep, t);
+}
+
+void rdm_ep_tx_done_early(struct rdm_ep *ep, void *context)
+{
+	struct rdm_ep_txe *t = context;
+
+	(void)ep;
+	if (t->early || (t->op_flags & RDM_EP_F_SUBOP))
+		return;
+	rdm_ep_cq_tx(t->cq_ep, t->context, t->flags, t->op_flags, t->len, 0);
+	t->early = true;
 }
 
 /* Free tx entries (a send that needs none takes none either);

@@ -24,6 +24,11 @@
  * passed on to providers.
  */
 #define PL_GETINFO_CORE_ONLY	(1ULL << 59)
+/* With PL_GETINFO_CORE_ONLY, for a provider looking up the core it opens
+ * as its peer (fi_peer(3)): FI_PROVIDER's include list does not apply,
+ * its exclude list does (pl_prov_filter_allows_peer). A bit no
+ * fi_getinfo flag uses; never passed on to providers. */
+#define PL_GETINFO_PEER		(1ULL << 58)
 
 int fi_getinfo_1_3(uint32_t version, const char *node, const char *service,
 		   uint64_t flags, const struct fi_info *hints,

@@ -124,14 +124,16 @@ int pl_getinfo_collect(const struct pl_getinfo_call *call,
 }
 
 static int pl_getinfo_core(struct pl_getinfo_call *call,
-			   const struct pl_prov *core, bool core_only)
+			   const struct pl_prov *core, bool core_only,
+			   bool peer)
 {
 	const struct pl_prov_filter *filter = pl_registry_filter();
 	const char *name = core->fi->name;
 	struct fi_info *raw = NULL;
 	int ret;
 
-	if (core_only ? !pl_prov_filter_allows_base(filter, name) :
+	if (peer ? !pl_prov_filter_allows_peer(filter, name) :
+	    core_only ? !pl_prov_filter_allows_base(filter, name) :
 			!pl_prov_filter_allows(filter, name, NULL))
 		return 0;
 	if (!pl_prov_sel_allows(&call->sel, name, NULL))
@@ -188,7 +190,8 @@ int fi_getinfo_1_3(uint32_t version, const char *node, const char *service,
 {
 	struct pl_layering_cache cache = { 0 };
 	struct pl_getinfo_call call;
-	bool core_only = flags & PL_GETINFO_CORE_ONLY;
+	bool core_only = flags & (PL_GETINFO_CORE_ONLY | PL_GETINFO_PEER);
+	bool peer = flags & PL_GETINFO_PEER;
 	size_t i, n;
 	int ret;
 
@@ -208,6 +211,7 @@ int fi_getinfo_1_3(uint32_t version, const char *node, const char *service,
 	if (flags & FI_PROV_ATTR_ONLY)
 		return pl_getinfo_provs(info);
 
+	flags &= ~PL_GETINFO_PEER;
 	ret = pl_hints_match_check(node, service, flags, hints);
 	if (ret)
 		return ret;
@@ -231,7 +235,7 @@ int fi_getinfo_1_3(uint32_t version, const char *node, const char *service,
 		const struct pl_prov *prov = pl_registry_at(i);
 
 		if (!prov->util)
-			ret = pl_getinfo_core(&call, prov, core_only);
+			ret = pl_getinfo_core(&call, prov, core_only, peer);
 		else if (!core_only)
 			ret = pl_layering_getinfo(&call, prov, &cache);
 	}

@@ -145,3 +145,11 @@ bool pl_prov_filter_allows_base(const struct pl_prov_filter *filter,
 	}
 	return false;
 }
+
+bool pl_prov_filter_allows_peer(const struct pl_prov_filter *filter,
+				const char *core)
+{
+	if (!filter->active || !filter->negated)
+		return true;
+	return !pl_prov_filter_names(filter, core);
+}

@@ -42,4 +42,14 @@ bool pl_prov_filter_allows(const struct pl_prov_filter *filter,
 bool pl_prov_filter_allows_base(const struct pl_prov_filter *filter,
 				const char *core);
 
+/*
+ * May a provider open core as its peer (fi_peer(3): rxm opens shm for
+ * node-local peers)? The peer is part of the stack the user chose, so an
+ * include list does not hide it (FI_PROVIDER=tcp;ofi_rxm still lets rxm
+ * use shm; the provider has its own variable to turn that off); an
+ * exclude list that names it does.
+ */
+bool pl_prov_filter_allows_peer(const struct pl_prov_filter *filter,
+				const char *core);
+
 #endif /* PROPEL_PL_PROV_FILTER_H */

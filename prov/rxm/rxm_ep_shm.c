@@ -162,10 +162,19 @@ int rxm_ep_shm_send(struct rxm_ep *ep, struct rxm_conn *c,
 	size_t len = 0, i, copy;
 	struct rxm_shm_tx *t;
 
-	if (msg->flags & RDM_TX_INJECT)
-		for (i = 0; i < msg->iov_count; i++)
-			len += msg->iov[i].iov_len;
-	copy = (msg->flags & RDM_TX_INJECT) ? len : 0;
+	bool buffered;
+
+	for (i = 0; i < msg->iov_count; i++)
+		len += msg->iov[i].iov_len;
+	/* Up to the segmented limit a send is buffered, as over the core:
+	 * it completes whether or not its receive is posted (shm itself
+	 * would hold it until the receiver matches it). The copy is what
+	 * the core's path makes too; the core's tx entry stays held until
+	 * shm is done, so tx_size bounds the bytes held. Not for
+	 * FI_DELIVERY_COMPLETE, which waits for the receiver. */
+	buffered = len <= ep->lim.sar_limit &&
+		   !(msg->flags & RDM_TX_DELIVERY);
+	copy = ((msg->flags & RDM_TX_INJECT) || buffered) ? len : 0;
 	t = malloc(sizeof(*t) + copy);
 	if (!t)
 		return -FI_ENOMEM;
@@ -203,6 +212,8 @@ int rxm_ep_shm_send(struct rxm_ep *ep, struct rxm_conn *c,
 	sh->pend_tail = t;
 	/* relaxed: see listed */
 	pl_store_relaxed(&sh->listed, 1u);
+	if (buffered && !(msg->flags & RDM_TX_INJECT))
+		rdm_ep_tx_done_early(&ep->rdm, msg->context);
 	return 1;	/* rdm_ep_tx_done follows */
 }
 
@@ -381,6 +392,7 @@ int rxm_ep_shm_open(struct rxm_ep *ep)
 	struct fi_peer_srx_context psrx = { .size = sizeof(psrx) };
 	char name[RXM_SHM_NAME_MAX];
 	struct rxm_ep_shm *sh;
+	struct fid_cntr *rcntr;
 	struct fid *exp;
 	const char *what;
 	int ret;
@@ -423,6 +435,17 @@ int rxm_ep_shm_open(struct rxm_ep *ep)
 		ret = fi_ep_bind(sh->sep, &sh->rx_cq->fid, FI_RECV);
 	if (ret)
 		goto err_ep;
+	/* 1.17's fi_peer has no peer counter: our receive counter itself
+	 * (an engine counter, as the application's fi_cntr_open on our
+	 * domain made it) counts shm's receives too. Sends complete
+	 * through us (rxm_shm_tx_write), which counts them. */
+	what = "the receive counter";
+	rcntr = pl_ep_cntr(&ep->rdm.base, PL_EP_CNTR_RECV);
+	if (rcntr) {
+		ret = fi_ep_bind(sh->sep, &rcntr->fid, FI_RECV);
+		if (ret)
+			goto err_ep;
+	}
 	what = "the transmit peer CQ";
 	pcq.cq = &sh->tx_owner;
 	ret = fi_cq_open(sd->domain, &cq_attr, &sh->tx_cq, &pcq);

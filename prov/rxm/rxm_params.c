@@ -57,13 +57,13 @@ static const struct pl_param_def rxm_param_table[] = {
 	  "buffers and writes them (the core's fi_write), instead of the "
 	  "receiver reading the sender's. Set on the sending side; "
 	  "receivers take both" },
-	{ "use_shm", FI_PARAM_BOOL, "false",
-	  "send messages to node-local peers through the shm provider, "
-	  "opened as this domain's peer (one progress, one receive queue "
-	  "and CQ); RMA and atomics stay on the core, and so do local "
-	  "peers without shm. Off by default until rxm's own tests and the "
-	  "Open MPI clients run with it: a large send to a local peer "
-	  "completes only once its receive is posted" },
+	{ "use_shm", FI_PARAM_BOOL, "true",
+	  "send messages to node-local peers (same host and network "
+	  "namespace) through the shm provider, opened as this domain's "
+	  "peer (one progress, one receive queue and CQ); RMA and atomics "
+	  "stay on the core, and so do local peers without shm. Sends up "
+	  "to sar_limit are buffered and complete at once, as over the "
+	  "core; a larger one completes once its receive took it" },
 	{ "enable_direct_send", FI_PARAM_BOOL, "false",
 	  "ours has no effect: sends up to sar_limit are copied into "
 	  "buffers, larger ones are read from the application's buffers "
@@ -119,7 +119,7 @@ static void rxm_params_read(void)
 	(void)pl_param_get_bool(&rxm_prov, "enable_direct_send", false);
 	p->use_rndv_write = pl_param_get_bool(&rxm_prov, "use_rndv_write",
 					      false);
-	p->use_shm = pl_param_get_bool(&rxm_prov, "use_shm", false);
+	p->use_shm = pl_param_get_bool(&rxm_prov, "use_shm", true);
 }
 
 const struct rxm_params *rxm_params_get(void)

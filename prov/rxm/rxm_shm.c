@@ -147,7 +147,9 @@ static int rxm_shm_getinfo(const struct pl_domain *owner, uint32_t version,
 	hints->domain_attr->data_progress = owner->data_progress;
 	hints->mode = ~0ULL;
 	/* CORE_ONLY: shm alone, never a layering over it */
-	ret = fi_getinfo_1_3(version, NULL, NULL, PL_GETINFO_CORE_ONLY, hints,
+	/* our peer: FI_PROVIDER=tcp;ofi_rxm does not hide it */
+	ret = fi_getinfo_1_3(version, NULL, NULL,
+			     PL_GETINFO_CORE_ONLY | PL_GETINFO_PEER, hints,
 			     &info);
 	fi_freeinfo_1_3(hints);
 	if (ret)

@@ -113,6 +113,9 @@ struct rdm_ep_txe {
 	uint64_t		flags;	  /* FI_MSG/FI_TAGGED | FI_SEND ... */
 	uint64_t		op_flags; /* as given, | RDM_EP_F_NOCOMP */
 	size_t			len;
+	/* its completion was written before the transport was done
+	 * (rdm_ep_tx_done_early): rdm_ep_tx_done only releases it */
+	bool			early;
 	struct rdm_ep_txe	*next;	  /* free list */
 };
 
@@ -447,6 +450,13 @@ static inline int rdm_ep_peer_get(struct rdm_ep *ep, fi_addr_t dest,
 
 /* Upcall: a send that answered 1 completed (context: msg->context). */
 void rdm_ep_tx_done(struct rdm_ep *ep, void *context, int status);
+/* A send whose bytes the transport copied (a buffered send) completes for
+ * the application now, with success; the transport's later
+ * rdm_ep_tx_done(context) only releases the entry, and a failure then
+ * is logged, the application having been told (as when bytes a socket
+ * took never arrive). Under the lock, between the transport's send
+ * answering 1 and its rdm_ep_tx_done. */
+void rdm_ep_tx_done_early(struct rdm_ep *ep, void *context);
 /* fi_tx_size_left. */
 ssize_t rdm_ep_tx_size_left(struct fid_ep *e);
 

@@ -2,9 +2,13 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Debian's Open MPI over propel's ofi_rxm on tcp, on its main path (pml cm,
 # mtl ofi): mpi_check.c built with Debian's mpicc, run with 2 and 4 ranks
-# on this host. Proof of what ran: the OFI MTL's own log names the
-# provider (mtl_ofi_verbose), and the loader's trace (LD_DEBUG=files) of
-# every rank shows propel's libfabric.so.1 initialized.
+# on this host, node-local peers over shm (FI_OFI_RXM_USE_SHM, the
+# default), then 4 ranks with it off (all over tcp). Proof of what ran:
+# the OFI MTL's own log names the provider (mtl_ofi_verbose), the
+# loader's trace (LD_DEBUG=files) of every rank shows propel's
+# libfabric.so.1 initialized, and rxm's log (FI_LOG_LEVEL=info) says,
+# from every rank's process, that it reached its peers over shm (or,
+# with it off, from none).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lib="$PROPEL_LIBDIR/libfabric.so.1"
@@ -30,7 +34,11 @@ if [ -n "${PROPEL_CLIENT_PRELOAD:-}" ]; then
 	     -x UBSAN_OPTIONS="${UBSAN_OPTIONS:-}")
 fi
 fail=0
-for np in 2 4; do
+# node-local peers over shm (rxm's default), then all over tcp
+for run in 2:1 4:1 4:0; do
+	np=${run%:*} use_shm=${run#*:}
+	what="$np ranks, FI_OFI_RXM_USE_SHM=$use_shm"
+	out="$tmp/out.$np.$use_shm"
 	rm -f "$tmp"/ld.*
 	timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" \
 		--mca pml cm --mca mtl ofi \
@@ -38,16 +46,18 @@ for np in 2 4; do
 		--mca mtl_ofi_verbose 100 \
 		-x LD_LIBRARY_PATH="$PROPEL_LIBDIR" -x LD_DEBUG=files \
 		-x LD_DEBUG_OUTPUT="$tmp/ld" "${san[@]}" \
-		"$tmp/mpi_check" >"$tmp/out.$np" 2>&1
+		-x FI_OFI_RXM_USE_SHM="$use_shm" \
+		-x FI_LOG_LEVEL=info -x FI_LOG_PROV=ofi_rxm \
+		"$tmp/mpi_check" >"$out" 2>&1
 	rc=$?
-	if [ $rc -ne 0 ] || ! grep -q "^mpi_check: OK $np$" "$tmp/out.$np"; then
-		echo "FAIL: $np ranks: mpirun exited $rc"
-		grep -v "LD_DEBUG" "$tmp/out.$np" | tail -30
+	if [ $rc -ne 0 ] || ! grep -q "^mpi_check: OK $np$" "$out"; then
+		echo "FAIL: $what: mpirun exited $rc"
+		grep -v "LD_DEBUG" "$out" | tail -30
 		fail=1
 		continue
 	fi
-	if ! grep -q "tcp;ofi_rxm" "$tmp/out.$np"; then
-		echo "FAIL: $np ranks: the OFI MTL never named tcp;ofi_rxm"
+	if ! grep -q "tcp;ofi_rxm" "$out"; then
+		echo "FAIL: $what: the OFI MTL never named tcp;ofi_rxm"
 		fail=1
 	fi
 	# every rank's loader trace: propel's library initialized
@@ -57,15 +67,25 @@ for np in 2 4; do
 		[ -z "$loaded" ] && continue	# mpirun, orted: no libfabric
 		ranks=$((ranks + 1))
 		if [ "$(realpath "$loaded")" != "$(realpath "$lib")" ]; then
-			echo "FAIL: $np ranks: a process loaded $loaded, not $lib"
+			echo "FAIL: $what: a process loaded $loaded, not $lib"
 			fail=1
 		fi
 	done
 	if [ "$ranks" -lt "$np" ]; then
-		echo "FAIL: $np ranks: only $ranks processes loaded libfabric"
+		echo "FAIL: $what: only $ranks processes loaded libfabric"
 		fail=1
 	fi
-	grep "^mpi_check" "$tmp/out.$np"
+	# rxm's log line, once per peer an endpoint reaches over shm, with
+	# the process id: every rank reached its peers over shm, or none did
+	shm_ranks=$(grep "peer reached over shm" "$out" | cut -d: -f2 |
+		    sort -u | wc -l)
+	want=$([ "$use_shm" = 1 ] && echo "$np" || echo 0)
+	if [ "$shm_ranks" -ne "$want" ]; then
+		echo "FAIL: $what: $shm_ranks ranks reached peers over shm, not $want"
+		fail=1
+	fi
+	echo "$what: $shm_ranks ranks reached their peers over shm"
+	grep "^mpi_check" "$out"
 done
 [ $fail -eq 0 ] && echo "PASS: Open MPI (pml cm, mtl ofi) ran over propel's tcp;ofi_rxm"
 exit $fail

@@ -16,8 +16,11 @@
 #
 # Proof of what ran, for each rank: a wrapper records the rank's network
 # namespace, the loader's trace (LD_DEBUG=files) shows propel's
-# libfabric.so.1 initialized, and the OFI MTL's log (mtl_ofi_verbose, with
-# --tag-output) names tcp;ofi_rxm.
+# libfabric.so.1 initialized, the OFI MTL's log (mtl_ofi_verbose, with
+# --tag-output) names tcp;ofi_rxm, and rxm's log names the two peers it
+# reached over shm (FI_OFI_RXM_USE_SHM, on by default): itself and the
+# other rank of its namespace; the ranks of the other namespace went over
+# tcp, and the veth pair's byte counters show that traffic.
 #
 # Skips (77) when not root, without ip(8), or without Open MPI.
 set -uo pipefail
@@ -119,6 +122,7 @@ in_ns "$NS_A" timeout -k 10 300 mpirun --allow-run-as-root --oversubscribe \
 	--mca mtl_ofi_provider_include 'tcp;ofi_rxm' \
 	--mca mtl_ofi_verbose 100 \
 	-x LD_LIBRARY_PATH="$PROPEL_LIBDIR" -x FI_TCP_IFACE="$ifname" \
+	-x FI_LOG_LEVEL=info -x FI_LOG_PROV=ofi_rxm \
 	"${san[@]}" "$tmp/rank" >"$tmp/out" 2>&1
 rc=$?
 fail=0
@@ -156,6 +160,15 @@ for ((r = 0; r < np; r++)); do
 		echo "FAIL: rank $r: the OFI MTL never named tcp;ofi_rxm"
 		fail=1
 	fi
+	# rxm's log, once per peer it reaches over shm: the rank itself and
+	# the other rank of its namespace, no more (the two of the other
+	# namespace are not node-local: tcp, over the veth pair below)
+	shm=$(grep -E "^\[[0-9]+,$r\]<stderr>:.*peer reached over shm" \
+		"$tmp/out" | sed 's/.*its shm address //' | sort -u | wc -l)
+	if [ "$shm" -ne 2 ]; then
+		echo "FAIL: rank $r reached $shm peers over shm, not 2 (itself and its namespace's other rank)"
+		fail=1
+	fi
 done
 # the namespaces meet only at the veth pair: the two ping-pongs (4 MiB
 # and 1 MiB each way among their sizes) must have crossed it
@@ -169,5 +182,5 @@ for ns in "$NS_A" "$NS_B"; do
 done
 grep "mpi_check" "$tmp/out"
 echo "ranks: $in_a in $NS_A ($ADDR_A), $in_b in $NS_B ($ADDR_B)"
-[ $fail -eq 0 ] && echo "PASS: Open MPI (pml cm, mtl ofi) ran over propel's tcp;ofi_rxm on two namespace hosts"
+[ $fail -eq 0 ] && echo "PASS: Open MPI (pml cm, mtl ofi) ran over propel's tcp;ofi_rxm on two namespace hosts, each namespace's pair over shm"
 exit $fail

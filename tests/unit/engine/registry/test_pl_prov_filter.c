@@ -114,6 +114,26 @@ static void test_filter_base_for_utilities(void **state)
 	pl_prov_filter_fini(&f);
 }
 
+/* A provider's own peer (rxm's shm): an include list does not hide it,
+ * an exclude list naming it does. */
+static void test_filter_peer_of_a_provider(void **state)
+{
+	struct pl_prov_filter f;
+
+	(void)state;
+	assert_int_equal(pl_prov_filter_parse("tcp;ofi_rxm", &f), 0);
+	assert_false(pl_prov_filter_allows(&f, "shm", NULL));
+	assert_true(pl_prov_filter_allows_peer(&f, "shm"));
+	pl_prov_filter_fini(&f);
+	assert_int_equal(pl_prov_filter_parse("^shm", &f), 0);
+	assert_false(pl_prov_filter_allows_peer(&f, "shm"));
+	assert_true(pl_prov_filter_allows_peer(&f, "tcp"));
+	pl_prov_filter_fini(&f);
+	assert_int_equal(pl_prov_filter_parse("^tcp", &f), 0);
+	assert_true(pl_prov_filter_allows_peer(&f, "shm"));
+	pl_prov_filter_fini(&f);
+}
+
 static void check_sel(const char *prov_name, const struct filter_case *cases,
 		      size_t n)
 {
@@ -193,6 +213,7 @@ int main(void)
 		cmocka_unit_test(test_filter_exclusions),
 		cmocka_unit_test(test_filter_empty_values),
 		cmocka_unit_test(test_filter_base_for_utilities),
+		cmocka_unit_test(test_filter_peer_of_a_provider),
 		cmocka_unit_test(test_sel_core_name),
 		cmocka_unit_test(test_sel_utility_name),
 		cmocka_unit_test(test_sel_pair_either_order),

@@ -179,6 +179,10 @@ static void check_propel(void)
 
 void rxm_test_start(void)
 {
+	/* These tests are about rxm over its core, tcp: node-local peers
+	 * would otherwise go through shm (FI_OFI_RXM_USE_SHM, on by
+	 * default). A test about shm sets the variable itself first. */
+	setenv("FI_OFI_RXM_USE_SHM", "0", 0);
 	setvbuf(stdout, NULL, _IONBF, 0);
 	check_propel();
 	signal(SIGALRM, on_alarm);

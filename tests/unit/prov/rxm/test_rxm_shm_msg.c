@@ -26,7 +26,8 @@
  *   offset  as shm, with a remote address first in A's AV: the node-local
  *         peer has one index in the AV and another in the shm twin;
  *   late  messages reach A over shm before A has their sender in its AV:
- *         directed receives posted after the insert match them.
+ *         directed receives posted after the insert match them;
+ *   cntr  A's receive counter counts the messages that came over shm.
  * The log is captured by pointing stderr at a file; it is copied back to
  * the real stderr at exit, so a failed check still shows.
  */
@@ -474,6 +475,57 @@ static void scenario_late(void)
 	ep_close(&a);
 }
 
+/* A's receive counter (bound to A's rxm endpoint; arg: where to keep
+ * it), closed with A by ep_close. */
+static void bind_recv_cntr(struct ep *e, void *arg)
+{
+	struct fi_cntr_attr attr = { .events = FI_CNTR_EVENTS_COMP,
+				     .wait_obj = FI_WAIT_UNSPEC };
+	struct fid_cntr **c = arg;
+
+	CHECK_EQ(fi_cntr_open(e->domain, &attr, c, NULL), 0);
+	CHECK_EQ(fi_ep_bind(e->ep, &(*c)->fid, FI_RECV), 0);
+	e->extra[e->nextra++] = &(*c)->fid;
+}
+
+/* The receive counter an application bound to its rxm endpoint counts
+ * the messages that came over shm (as fi_rdm_cntr_pingpong waits on
+ * it): three, of three sizes, and fi_cntr_wait returns. */
+static void scenario_cntr(void)
+{
+	static uint8_t out[3][20000], in[3][20000];
+	static const size_t len[3] = { 8, 3000, 20000 };
+	struct ep a, b, *all[2] = { &a, &b };
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fid_cntr *rc = NULL;
+	fi_addr_t a_at_b, b_at_a;
+	int k;
+
+	ep_open_with(&a, 0, 0, bind_recv_cntr, &rc);
+	ep_open(&b);
+	b_at_a = insert(&a, &b);
+	a_at_b = insert(&b, &a);
+	for (k = 0; k < 3; k++)
+		CHECK_EQ(fi_trecv(a.ep, in[k], len[k], NULL, b_at_a, 0x10 + k,
+				  0, in[k]), 0);
+	for (k = 0; k < 3; k++) {
+		fill(out[k], len[k], 60 + (unsigned)k);
+		send_one(all, 2, &b, out[k], len[k], a_at_b, true, 0x10 + k);
+	}
+	for (k = 0; k < 3; k++)
+		CHECK_EQ(wait_one(all, 2, a.cq, &e, &err, NULL), 1);
+	/* the wait drives progress itself (FI_WAIT_UNSPEC) */
+	CHECK_EQ(fi_cntr_wait(rc, 3, 10000), 0);
+	CHECK_EQ(fi_cntr_read(rc), 3);
+	CHECK_EQ(fi_cntr_readerr(rc), 0);
+	for (k = 0; k < 3; k++)
+		CHECK(!memcmp(in[k], out[k], len[k]));
+	CHECK(log_has("peer reached over shm"));
+	ep_close(&b);
+	ep_close(&a);
+}
+
 int main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 0, 8, 1000, 20000, 70000, 300000 };
@@ -487,14 +539,15 @@ int main(int argc, char **argv)
 	bool mixed = !strcmp(s, "mixed");
 	bool offset = !strcmp(s, "offset");
 	bool late = !strcmp(s, "late");
+	bool cntr = !strcmp(s, "cntr");
 
 	if (strcmp(s, "shm") && strcmp(s, "tcp") && strcmp(s, "shm_auto") &&
-	    !two && !mixed && !offset && !late) {
-		fprintf(stderr, "usage: %s shm|tcp|shm_auto|dead|fallback|mixed|offset|late\n",
+	    !two && !mixed && !offset && !late && !cntr) {
+		fprintf(stderr, "usage: %s shm|tcp|shm_auto|dead|fallback|mixed|offset|late|cntr\n",
 			argv[0]);
 		return 2;
 	}
-	shm = shm || two || mixed || offset || late;
+	shm = shm || two || mixed || offset || late || cntr;
 	if (!strcmp(s, "shm_auto"))
 		rxm_test_progress = FI_PROGRESS_AUTO;
 	CHECK(out && in);
@@ -504,6 +557,13 @@ int main(int argc, char **argv)
 	CHECK_EQ(setenv("FI_LOG_PROV", "ofi_rxm", 1), 0);
 	log_capture();
 	rxm_test_start();
+	if (cntr) {
+		scenario_cntr();
+		free(out);
+		free(in);
+		printf("ok: %s\n", s);
+		return 0;
+	}
 	if (late) {
 		scenario_late();
 		free(out);
