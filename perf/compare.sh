@@ -69,8 +69,13 @@ if [ "$prov" = tcp ]; then
 		"$build/perf/tcp/bench_tcp_floor bw $bw_args"
 	)
 elif [ "$prov" = rxm ]; then
-	# FI_EP_RDM over tcp: the provider pair by its fi_info name
+	# FI_EP_RDM over tcp: the provider pair by its fi_info name; the
+	# two processes share this host, so propel's rxm would reach its
+	# peer through shm (FI_OFI_RXM_USE_SHM, on by default): off here,
+	# both libraries measured over tcp (perf/mpi/compare.sh measures
+	# the shm path)
 	rxm='tcp;ofi_rxm'
+	export FI_OFI_RXM_USE_SHM=0
 	benches=(
 		"pingpong_msg|$bin/bench_fabric_pingpong|-p $rxm $size_args|1"
 		"pingpong_tagged|$bin/bench_fabric_pingpong|-p $rxm -t $size_args|1"

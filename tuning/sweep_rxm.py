@@ -94,7 +94,10 @@ def main():
 
     curves = {}
     for name, limit in (("sar", SAR_LIMIT_MAX), ("rndv", SAR_LIMIT_MIN)):
-        env = {"FI_OFI_RXM_SAR_LIMIT": str(limit)}
+        # the core's protocols over tcp: node-local peers would go
+        # through shm otherwise (FI_OFI_RXM_USE_SHM, on by default)
+        env = {"FI_OFI_RXM_SAR_LIMIT": str(limit),
+               "FI_OFI_RXM_USE_SHM": "0"}
         bw = run(os.path.join(bench, "bench_fabric_bw"), args, env, lib,
                  ("FI_OFI_RXM_",))["bw_msg"]
         lat = run(os.path.join(bench, "bench_fabric_pingpong"), args, env,
