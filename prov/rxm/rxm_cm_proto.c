@@ -112,3 +112,15 @@ int rxm_wire_addr_cmp(const struct rxm_wire_addr *a,
 {
 	return memcmp(a, b, sizeof(*a));
 }
+
+bool rxm_wire_addr_answers(const struct rxm_wire_addr *acceptor,
+			   const struct rxm_wire_addr *dialed)
+{
+	static const uint8_t any[sizeof(acceptor->ip)];
+
+	if (!rxm_wire_addr_cmp(acceptor, dialed))
+		return true;
+	return !memcmp(acceptor->ip, any, sizeof(any)) &&
+	       acceptor->family == dialed->family &&
+	       acceptor->port == dialed->port;
+}

@@ -101,5 +101,12 @@ size_t rxm_wire_addr_to_sa(const struct rxm_wire_addr *a,
  * request stays): <0, 0, >0. */
 int rxm_wire_addr_cmp(const struct rxm_wire_addr *a,
 		      const struct rxm_wire_addr *b);
+/* Is acceptor (the address an accepting side names itself by) the one
+ * a connection was made to (dialed)? The same address, or a wildcard
+ * listener (IP all zero: it names no interface) on the dialed port of
+ * the same family, which is what answers a connect to any of the
+ * host's addresses on that port. */
+bool rxm_wire_addr_answers(const struct rxm_wire_addr *acceptor,
+			   const struct rxm_wire_addr *dialed);
 
 #endif /* PROPEL_RXM_CM_PROTO_H */

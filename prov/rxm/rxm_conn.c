@@ -339,7 +339,7 @@ static void rxm_cm_on_connected(struct rxm_cm *cm, struct fi_eq_cm_entry *e,
 		/* the acceptor's data names its incarnation */
 		if (rxm_cm_parse(e->data, datalen, &m) ||
 		    m.kind != RXM_CM_ACCEPT ||
-		    rxm_wire_addr_cmp(&m.addr, &c->peer)) {
+		    !rxm_wire_addr_answers(&m.addr, &c->peer)) {
 			cm->stats.bad_requests++;
 			rxm_conn_down(cm, c, -FI_ECONNABORTED);
 			return;
@@ -364,7 +364,7 @@ static void rxm_cm_on_error(struct rxm_cm *cm)
 	if (err.err == FI_ECONNREFUSED && c->state == RXM_CONN_CONNECTING &&
 	    !rxm_cm_parse(err.err_data, err.err_data_size, &m) &&
 	    m.kind == RXM_CM_REJECT && m.reason == RXM_REJ_LOST_RACE &&
-	    !rxm_wire_addr_cmp(&m.addr, &c->peer)) {
+	    rxm_wire_addr_answers(&m.addr, &c->peer)) {
 		/* the peer's own request is coming (rxm_conn.h) */
 		rxm_conn_drop_ep(c);
 		c->state = RXM_CONN_WAIT_PEER;

@@ -31,6 +31,8 @@ static void on_alarm(int sig)
 }
 
 
+const char *rxm_test_node = "127.0.0.1";
+
 void ep_open_caps(struct ep *e, uint64_t caps, int mr_mode)
 {
 	ep_open_with(e, caps, mr_mode, NULL, NULL);
@@ -52,7 +54,7 @@ void ep_open_with(struct ep *e, uint64_t caps, int mr_mode,
 	hints->domain_attr->data_progress = rxm_test_progress;
 	hints->addr_format = FI_SOCKADDR_IN;
 	hints->fabric_attr->prov_name = strdup("tcp;ofi_rxm");
-	CHECK_EQ(fi_getinfo(FI_VERSION(1, 17), "127.0.0.1", NULL, FI_SOURCE,
+	CHECK_EQ(fi_getinfo(FI_VERSION(1, 17), rxm_test_node, NULL, FI_SOURCE,
 			    hints, &e->info), 0);
 	fi_freeinfo(hints);
 	CHECK(!strcmp(e->info->fabric_attr->prov_name, "tcp;ofi_rxm"));

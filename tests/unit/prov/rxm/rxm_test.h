@@ -30,6 +30,9 @@ extern const char *phase;
  * object (0: none) */
 extern enum fi_progress rxm_test_progress;
 extern enum fi_wait_obj rxm_test_cq_wait;
+/* the source address ep_open binds to (FI_SOURCE): 127.0.0.1 unless a
+ * test says otherwise */
+extern const char *rxm_test_node;
 
 struct ep {
 	struct fi_info *info;

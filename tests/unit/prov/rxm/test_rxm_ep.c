@@ -43,6 +43,7 @@
  * the libfabric.so.1 it runs on is the build's (PROPEL_LIBDIR). A
  * watchdog fails a scenario after 30 s with no completion (a hang).
  */
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -176,6 +177,44 @@ static int scn_unknown(void)
 	send_one(all, 2, &a, out, sizeof(out), b_at_a, false, 0);
 	CHECK_EQ(wait_one(all, 2, b.cq, &e, &err, &src), 1);
 	CHECK_EQ(src, a_at_b);
+	ep_close(&a);
+	ep_close(&b);
+	return 0;
+}
+
+/* A listens on the wildcard address (as fabtests' servers do without -s):
+ * it names itself 0.0.0.0:port, B dials 127.0.0.1 on that port, and the
+ * acceptor's address in the connection's answer is the wildcard. B's
+ * message arrives and A's answer comes back. */
+static int scn_wildcard(void)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct ep a, b, *all[2] = { &a, &b };
+	struct sockaddr_in *sin = (struct sockaddr_in *)a.name;
+	fi_addr_t a_at_b, b_at_a, src;
+	char in[64], out[64] = "to a wildcard listener";
+
+	rxm_test_node = "0.0.0.0";
+	ep_open(&a);
+	rxm_test_node = "127.0.0.1";
+	ep_open(&b);
+	CHECK_EQ(sin->sin_family, AF_INET);
+	CHECK_EQ(sin->sin_addr.s_addr, htonl(INADDR_ANY));
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	a_at_b = insert(&b, &a);
+	b_at_a = insert(&a, &b);
+	phase = "wildcard: B dials the wildcard listener";
+	CHECK_EQ(fi_recv(a.ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC, in), 0);
+	send_one(all, 2, &b, out, sizeof(out), a_at_b, false, 0);
+	CHECK_EQ(wait_one(all, 2, a.cq, &e, &err, &src), 1);
+	CHECK_EQ(src, b_at_a);
+	CHECK(!strcmp(in, out));
+	phase = "wildcard: the answer";
+	CHECK_EQ(fi_recv(b.ep, in, sizeof(in), NULL, a_at_b, in), 0);
+	send_one(all, 2, &a, out, sizeof(out), b_at_a, false, 0);
+	CHECK_EQ(wait_one(all, 2, b.cq, &e, &err, NULL), 1);
+	CHECK(!strcmp(in, out));
 	ep_close(&a);
 	ep_close(&b);
 	return 0;
@@ -493,6 +532,7 @@ int main(int argc, char **argv)
 		{ "auto", scn_auto },
 		{ "avremove", scn_avremove },
 		{ "idle", scn_idle },
+		{ "wildcard", scn_wildcard },
 	};
 	size_t i;
 
@@ -517,6 +557,6 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], scn[i].name))
 			return scn[i].fn();
 	fprintf(stderr, "usage: %s self|pair|unknown|rndv|rndv_write|auto|"
-		"avremove|idle [shm]\n", argv[0]);
+		"avremove|idle|wildcard [shm]\n", argv[0]);
 	return 2;
 }

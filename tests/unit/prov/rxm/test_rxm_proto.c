@@ -177,6 +177,20 @@ static void test_cm(void **s)
 	assert_int_equal(rxm_wire_addr_from_sa(&b, (void *)&in6, 16),
 			 -FI_EINVAL);
 	assert_true(rxm_wire_addr_cmp(&a, &a) == 0);
+	/* a wildcard listener answers for any address on its port */
+	{
+		struct rxm_wire_addr any = a, other = a;
+
+		memset(any.ip, 0, sizeof(any.ip));
+		assert_true(rxm_wire_addr_answers(&a, &a));
+		assert_true(rxm_wire_addr_answers(&any, &a));
+		assert_false(rxm_wire_addr_answers(&a, &any));
+		other.port ^= 1;
+		assert_false(rxm_wire_addr_answers(&any, &other));
+		other = a;
+		other.ip[3] ^= 1;
+		assert_false(rxm_wire_addr_answers(&other, &a));
+	}
 
 	rxm_cm_build(&d, RXM_CM_REQ, RXM_REJ_LOST_RACE, 0x1234, &a);
 	assert_int_equal(rxm_cm_parse(&d, sizeof(d), &m), 0);
