@@ -48,6 +48,12 @@
 #include "rxm_conn.h"
 #include "rxm_ep.h"
 
+/* Records whose copy fits this many bytes (an MPI message of a few
+ * words, every inject) come from a free list, not from malloc per send;
+ * at most RXM_SHM_TX_KEEP of them are kept. */
+#define RXM_SHM_TX_SMALL	256
+#define RXM_SHM_TX_KEEP		256
+
 /* A send handed to shm, or listed for it. */
 struct rxm_shm_tx {
 	struct rxm_shm_tx *next;		/* pend, or a flush's batch */
@@ -58,6 +64,7 @@ struct rxm_shm_tx {
 	fi_addr_t dest;			/* in the twin */
 	uint64_t tag, data, flags;	/* fi_*sendmsg's flags */
 	bool tagged;
+	bool small;			/* bytes has RXM_SHM_TX_SMALL room */
 	size_t iov_count;
 	struct iovec iov[RXM_IOV_LIMIT];
 	uint8_t bytes[];		/* an inject's copy */
@@ -75,6 +82,8 @@ struct rxm_ep_shm {
 	struct rxm_shm_tx *inflight;	/* handed to shm, not completed */
 	bool flushing;
 	uint64_t posted;		/* sends shm took (rxm_ep_shm_posted) */
+	struct rxm_shm_tx *free_small;	/* small records to reuse */
+	unsigned nfree;
 	/* 1 while pend is not empty: written under the lock, read by the
 	 * flush before it takes the lock (relaxed: a hint; a 0 read late
 	 * leaves the list to the next flush, which the progress pass
@@ -101,6 +110,35 @@ static void rxm_shm_inflight_del(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
 		t->inext->iprev = t->iprev;
 }
 
+/* A record for a send copying copy bytes. Under our lock. */
+static struct rxm_shm_tx *rxm_shm_tx_get(struct rxm_ep_shm *sh, size_t copy)
+{
+	struct rxm_shm_tx *t;
+
+	if (copy <= RXM_SHM_TX_SMALL && (t = sh->free_small)) {
+		sh->free_small = t->next;
+		sh->nfree--;
+		return t;
+	}
+	t = malloc(sizeof(*t) + (copy <= RXM_SHM_TX_SMALL ?
+				 RXM_SHM_TX_SMALL : copy));
+	if (t)
+		t->small = copy <= RXM_SHM_TX_SMALL;
+	return t;
+}
+
+/* Under our lock. */
+static void rxm_shm_tx_put(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
+{
+	if (t->small && sh->nfree < RXM_SHM_TX_KEEP) {
+		t->next = sh->free_small;
+		sh->free_small = t;
+		sh->nfree++;
+		return;
+	}
+	free(t);
+}
+
 /* A send ended (shm's completion, or refused): the core completes it.
  * Takes our lock. */
 static void rxm_shm_tx_end(struct rxm_ep_shm *sh, struct rxm_shm_tx *t,
@@ -109,8 +147,8 @@ static void rxm_shm_tx_end(struct rxm_ep_shm *sh, struct rxm_shm_tx *t,
 	rdm_ep_lock(&sh->ep->rdm);
 	rxm_shm_inflight_del(sh, t);
 	rdm_ep_tx_done(&sh->ep->rdm, t->txe, status);
+	rxm_shm_tx_put(sh, t);
 	rdm_ep_unlock(&sh->ep->rdm);
-	free(t);
 }
 
 /* tx_cq's owner: called by shm under shm's endpoint lock (shm, then
@@ -175,7 +213,7 @@ int rxm_ep_shm_send(struct rxm_ep *ep, struct rxm_conn *c,
 	buffered = len <= ep->lim.sar_limit &&
 		   !(msg->flags & RDM_TX_DELIVERY);
 	copy = ((msg->flags & RDM_TX_INJECT) || buffered) ? len : 0;
-	t = malloc(sizeof(*t) + copy);
+	t = rxm_shm_tx_get(sh, copy);
 	if (!t)
 		return -FI_ENOMEM;
 	t->next = NULL;
@@ -242,7 +280,7 @@ static void rxm_shm_pend_core(struct rxm_ep *ep, struct rxm_ep_shm *sh)
 		ret = rxm_ep_send_core(ep, t->conn, &m);
 		if (ret != 1)
 			rdm_ep_tx_done(&ep->rdm, t->txe, ret > 0 ? 0 : ret);
-		free(t);
+		rxm_shm_tx_put(sh, t);
 	}
 }
 
@@ -515,6 +553,10 @@ void rxm_ep_shm_close(struct rxm_ep *ep)
 	while ((t = sh->pend)) {
 		sh->pend = t->next;
 		rdm_ep_tx_done(&ep->rdm, t->txe, -FI_ECANCELED);
+		free(t);
+	}
+	while ((t = sh->free_small)) {
+		sh->free_small = t->next;
 		free(t);
 	}
 	ep->shm = NULL;
