@@ -17,6 +17,7 @@
 #include "pl_compiler.h"
 #include "pl_cq.h"
 #include "pl_fid_nosys.h"
+#include "pl_mrc.h"
 #include "pl_poll.h"
 #include "vrb_prov.h"
 
@@ -39,6 +40,8 @@ static int vrb_domain_close(struct fid *fid)
 	ret = pl_domain_fini(&d->base);
 	if (ret)
 		return ret;	/* children remain: -FI_EBUSY */
+	/* every holder (MR, endpoint) is closed: nothing in use */
+	(void)pl_mrc_close(d->mrc);
 	(void)ibv_dealloc_pd(d->pd);
 	rdma_free_devices(d->devs);
 	free(d);
@@ -107,17 +110,27 @@ int vrb_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		ret = -FI_ENOMEM;
 		goto err_devs;
 	}
-	ret = pl_domain_init(&d->base, fabric, info, fabric->api_version ?
-			     fabric->api_version : FI_VERSION(1, 17),
-			     VRB_MR_MODE, context);
+	ret = vrb_mr_cache_open(d);
 	if (ret)
 		goto err_pd;
+	/* FI_MR_LOCAL only for an application that takes it: for one
+	 * that does not, buffers without a descriptor are registered
+	 * through the cache (vrb_ep_sge.c) */
+	ret = pl_domain_init(&d->base, fabric, info, fabric->api_version ?
+			     fabric->api_version : FI_VERSION(1, 17),
+			     (VRB_MR_MODE & ~FI_MR_LOCAL) |
+			     (info->domain_attr->mr_mode & FI_MR_LOCAL),
+			     context);
+	if (ret)
+		goto err_mrc;
 	d->base.domain_fid.fid.ops = &vrb_domain_fid_ops;
 	d->base.domain_fid.ops = &vrb_domain_ops;
 	d->base.domain_fid.mr = &vrb_mr_ops;
 	*domain_p = &d->base.domain_fid;
 	return 0;
 
+err_mrc:
+	(void)pl_mrc_close(d->mrc);
 err_pd:
 	(void)ibv_dealloc_pd(d->pd);
 err_devs:

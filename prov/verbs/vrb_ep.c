@@ -16,6 +16,7 @@
 #include "pl_compiler.h"
 #include "pl_eq.h"
 #include "pl_fid_nosys.h"
+#include "pl_mrc.h"
 #include "vrb_cm_data.h"
 #include "vrb_params.h"
 #include "vrb_prov.h"
@@ -161,6 +162,36 @@ static int vrb_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 	return pl_ep_bind(&ep->base, bfid, flags);
 }
 
+/* Operations that never completed (the QP is gone): their cache
+ * registrations go back. */
+static void vrb_ep_release_pending(struct vrb_ep *ep)
+{
+	uint64_t s;
+	size_t slot;
+	int i;
+
+	for (s = ep->tx_tail; s != ep->tx_head; s++) {
+		slot = s % ep->tx_size;
+		for (i = 0; i < ep->tx_ops[slot].nmrc; i++)
+			pl_mrc_put(ep->dom->mrc,
+				   ep->tx_mrc[slot * ep->tx_iov_limit + i]);
+	}
+	for (s = ep->rx_tail; s != ep->rx_head; s++) {
+		slot = s % ep->rx_size;
+		for (i = 0; i < ep->rx_ops[slot].nmrc; i++)
+			pl_mrc_put(ep->dom->mrc,
+				   ep->rx_mrc[slot * ep->rx_iov_limit + i]);
+	}
+}
+
+static void vrb_ep_free_rings(struct vrb_ep *ep)
+{
+	free(ep->tx_ops);
+	free(ep->rx_ops);
+	free(ep->tx_mrc);
+	free(ep->rx_mrc);
+}
+
 static int vrb_ep_close(struct fid *fid)
 {
 	struct vrb_ep *ep = pl_container_of(fid, struct vrb_ep,
@@ -191,10 +222,10 @@ static int vrb_ep_close(struct fid *fid)
 		(void)ibv_destroy_comp_channel(ep->cch);
 	if (ep->base.eq)
 		(void)pl_eq_purge_fid(ep->base.eq, &ep->base.ep_fid.fid);
+	vrb_ep_release_pending(ep);
 	pl_ep_fini(&ep->base);
 	pthread_mutex_destroy(&ep->lock);
-	free(ep->tx_ops);
-	free(ep->rx_ops);
+	vrb_ep_free_rings(ep);
 	free(ep);
 	return 0;
 }
@@ -395,7 +426,11 @@ int vrb_ep_open(struct fid_domain *domain, struct fi_info *info,
 	vrb_ep_limits(ep, info);
 	ep->tx_ops = calloc(ep->tx_size, sizeof(*ep->tx_ops));
 	ep->rx_ops = calloc(ep->rx_size, sizeof(*ep->rx_ops));
-	if (!ep->tx_ops || !ep->rx_ops) {
+	ep->tx_mrc = calloc(ep->tx_size * ep->tx_iov_limit,
+			    sizeof(*ep->tx_mrc));
+	ep->rx_mrc = calloc(ep->rx_size * ep->rx_iov_limit,
+			    sizeof(*ep->rx_mrc));
+	if (!ep->tx_ops || !ep->rx_ops || !ep->tx_mrc || !ep->rx_mrc) {
 		ret = -FI_ENOMEM;
 		goto err_fini;
 	}
@@ -429,8 +464,7 @@ int vrb_ep_open(struct fid_domain *domain, struct fi_info *info,
 	return 0;
 
 err_fini:
-	free(ep->tx_ops);
-	free(ep->rx_ops);
+	vrb_ep_free_rings(ep);
 	pl_ep_fini(&ep->base);
 	pthread_mutex_destroy(&ep->lock);
 err_free:

@@ -23,6 +23,7 @@
 #include "pl_cntr.h"
 #include "pl_compiler.h"
 #include "pl_cq.h"
+#include "pl_mrc.h"
 #include "vrb_prov.h"
 
 static int vrb_wc_errno(enum ibv_wc_status st)
@@ -77,20 +78,32 @@ static void vrb_ep_cq_one(struct vrb_ep *ep, const struct ibv_wc *wc)
 	bool rx = wc->wr_id & 1;
 	uint64_t seq = wc->wr_id >> 1, data = 0, flags;
 	struct fid_cq *cq = rx ? ep->base.rx_cq : ep->base.tx_cq;
+	struct pl_mrc_entry *mrc[VRB_IOV_MAX];
 	struct fi_cq_err_entry err;
 	struct vrb_op op;
-	size_t len;
+	size_t len, slot;
+	int i;
 
 	/* the slot is free once copied: a later post may reuse it */
 	pthread_mutex_lock(&ep->lock);
 	if (rx) {
-		op = ep->rx_ops[seq % ep->rx_size];
+		slot = seq % ep->rx_size;
+		op = ep->rx_ops[slot];
+		for (i = 0; i < op.nmrc; i++)
+			mrc[i] = ep->rx_mrc[slot * ep->rx_iov_limit + i];
 		ep->rx_tail++;
 	} else {
-		op = ep->tx_ops[seq % ep->tx_size];
+		slot = seq % ep->tx_size;
+		op = ep->tx_ops[slot];
+		for (i = 0; i < op.nmrc; i++)
+			mrc[i] = ep->tx_mrc[slot * ep->tx_iov_limit + i];
 		ep->tx_tail++;
 	}
 	pthread_mutex_unlock(&ep->lock);
+	/* the device is done with the buffers: their registrations may go
+	 * back to the cache (no lock held: a put may deregister) */
+	for (i = 0; i < op.nmrc; i++)
+		pl_mrc_put(ep->dom->mrc, mrc[i]);
 	flags = op.flags;
 	if (wc->status != IBV_WC_SUCCESS) {
 		vrb_ep_cq_cntr(ep, flags, true);

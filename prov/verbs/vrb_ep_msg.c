@@ -15,40 +15,25 @@
 #include "pl_compiler.h"
 #include "vrb_prov.h"
 
-int vrb_ep_sge_fill(struct ibv_sge *sge, size_t max, const struct iovec *iov,
-		    void **desc, size_t count, size_t *len_p, bool *nodesc_p)
+/* Under ep->lock: the registrations of sgl move to ring slot seq. */
+static uint8_t vrb_ep_keep_mrc(struct pl_mrc_entry **row, size_t lim,
+			       const struct vrb_sgl *sgl)
 {
-	size_t i, len = 0;
-	bool ok, nodesc = false;
+	int i;
 
-	if (count > max || (count && !iov))
-		return -FI_EINVAL;
-	for (i = 0; i < count; i++) {
-		sge[i].addr = (uintptr_t)iov[i].iov_base;
-		sge[i].length = (uint32_t)iov[i].iov_len;
-		sge[i].lkey = vrb_mr_lkey(desc ? desc[i] : NULL, &ok);
-		/* FI_MR_LOCAL: a buffer the device reads or writes must be
-		 * registered; the caller lets an inline send through */
-		if (!ok)
-			sge[i].lkey = 0;
-		if (iov[i].iov_len > UINT32_MAX)
-			return -FI_EMSGSIZE;
-		len += iov[i].iov_len;
-		if (!ok && iov[i].iov_len)
-			nodesc = true;
-	}
-	*len_p = len;
-	*nodesc_p = nodesc;
-	return (int)count;
+	for (i = 0; i < sgl->nmrc && (size_t)i < lim; i++)
+		row[i] = sgl->mrc[i];
+	return (uint8_t)sgl->nmrc;
 }
 
 ssize_t vrb_ep_post_send(struct vrb_ep *ep, struct ibv_send_wr *wr,
-			 void *context, uint64_t flags, size_t len,
+			 struct vrb_sgl *sgl, void *context, uint64_t flags,
 			 bool report)
 {
 	struct ibv_send_wr *bad;
 	struct vrb_op *op;
 	ssize_t ret = 0;
+	size_t slot;
 
 	pthread_mutex_lock(&ep->lock);
 	if (!ep->qp) {
@@ -63,22 +48,30 @@ ssize_t vrb_ep_post_send(struct vrb_ep *ep, struct ibv_send_wr *wr,
 		ret = -FI_EAGAIN;	/* the application reads its CQ */
 		goto out;
 	}
-	op = &ep->tx_ops[ep->tx_head % ep->tx_size];
+	slot = ep->tx_head % ep->tx_size;
+	op = &ep->tx_ops[slot];
 	op->context = context;
 	op->flags = flags;
-	op->len = len;
+	op->len = sgl->len;
 	op->buf = NULL;
 	op->report = report;
+	op->nmrc = vrb_ep_keep_mrc(&ep->tx_mrc[slot * ep->tx_iov_limit],
+				   ep->tx_iov_limit, sgl);
 	wr->wr_id = ep->tx_head << 1;
 	wr->next = NULL;
+	wr->sg_list = sgl->sge;
+	wr->num_sge = sgl->n;
 	ret = ibv_post_send(ep->qp, wr, &bad);
 	if (ret) {
+		op->nmrc = 0;
 		ret = ret == ENOMEM ? -FI_EAGAIN : -FI_EIO;
 		goto out;
 	}
 	ep->tx_head++;
 out:
 	pthread_mutex_unlock(&ep->lock);
+	if (ret)
+		vrb_ep_sge_release(ep, sgl);
 	return ret;
 }
 
@@ -86,26 +79,22 @@ static ssize_t vrb_ep_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 			      uint64_t flags)
 {
 	struct vrb_ep *ep = vrb_ep_of(ep_fid);
-	struct ibv_sge sge[VRB_IOV_MAX];
+	struct vrb_sgl sgl;
 	struct ibv_recv_wr wr, *bad;
 	struct vrb_op *op;
-	size_t len;
-	bool nodesc;
-	int n;
-	ssize_t ret = 0;
+	size_t slot;
+	ssize_t ret;
 
 	if (!ep || !msg)
 		return -FI_EINVAL;
-	n = vrb_ep_sge_fill(sge, ep->rx_iov_limit, msg->msg_iov, msg->desc,
-			    msg->iov_count, &len, &nodesc);
-	if (n < 0)
-		return n;
-	if (nodesc)
-		return -FI_EINVAL;	/* FI_MR_LOCAL: desc required */
+	ret = vrb_ep_sge_fill(ep, &sgl, ep->rx_iov_limit, msg->msg_iov,
+			      msg->desc, msg->iov_count, 0, FI_RECV);
+	if (ret)
+		return ret;
 	flags |= ep->rx_op_flags;
 	memset(&wr, 0, sizeof(wr));
-	wr.sg_list = sge;
-	wr.num_sge = n;
+	wr.sg_list = sgl.sge;
+	wr.num_sge = sgl.n;
 	pthread_mutex_lock(&ep->lock);
 	if (!ep->qp) {
 		ret = -FI_EOPBADSTATE;
@@ -115,21 +104,27 @@ static ssize_t vrb_ep_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 		ret = -FI_EAGAIN;
 		goto out;
 	}
-	op = &ep->rx_ops[ep->rx_head % ep->rx_size];
+	slot = ep->rx_head % ep->rx_size;
+	op = &ep->rx_ops[slot];
 	op->context = msg->context;
 	op->flags = FI_MSG | FI_RECV;
-	op->len = len;
-	op->buf = n ? msg->msg_iov[0].iov_base : NULL;
+	op->len = sgl.len;
+	op->buf = sgl.n ? msg->msg_iov[0].iov_base : NULL;
 	op->report = pl_ep_op_completes(ep->base.rx_cq_flags, flags, false);
+	op->nmrc = vrb_ep_keep_mrc(&ep->rx_mrc[slot * ep->rx_iov_limit],
+				   ep->rx_iov_limit, &sgl);
 	wr.wr_id = (ep->rx_head << 1) | 1;
 	ret = ibv_post_recv(ep->qp, &wr, &bad);
 	if (ret) {
+		op->nmrc = 0;
 		ret = ret == ENOMEM ? -FI_EAGAIN : -FI_EIO;
 		goto out;
 	}
 	ep->rx_head++;
 out:
 	pthread_mutex_unlock(&ep->lock);
+	if (ret)
+		vrb_ep_sge_release(ep, &sgl);
 	return ret;
 }
 
@@ -160,37 +155,34 @@ static ssize_t vrb_ep_recvv(struct fid_ep *ep, const struct iovec *iov,
 static ssize_t vrb_ep_send_common(struct vrb_ep *ep, const struct fi_msg *msg,
 				  uint64_t flags, bool inject)
 {
-	struct ibv_sge sge[VRB_IOV_MAX];
+	struct vrb_sgl sgl;
 	struct ibv_send_wr wr;
-	size_t len;
-	bool report, nodesc;
-	int n;
+	bool report;
+	int ret;
 
 	if (!msg)
 		return -FI_EINVAL;
-	n = vrb_ep_sge_fill(sge, ep->tx_iov_limit, msg->msg_iov, msg->desc,
-			    msg->iov_count, &len, &nodesc);
-	if (n < 0)
-		return n;
 	flags |= ep->tx_op_flags;
+	ret = vrb_ep_sge_fill(ep, &sgl, ep->tx_iov_limit, msg->msg_iov,
+			      msg->desc, msg->iov_count, ep->inline_size,
+			      FI_SEND);
+	if (ret)
+		return ret;
 	memset(&wr, 0, sizeof(wr));
-	wr.sg_list = sge;
-	wr.num_sge = n;
 	wr.opcode = IBV_WR_SEND;
 	if (flags & FI_REMOTE_CQ_DATA) {
 		wr.opcode = IBV_WR_SEND_WITH_IMM;
 		wr.imm_data = htonl((uint32_t)msg->data);
 	}
-	if (len <= ep->inline_size) {
+	if (sgl.len <= ep->inline_size) {
 		wr.send_flags |= IBV_SEND_INLINE;
 	} else if (inject || (flags & FI_INJECT)) {
+		vrb_ep_sge_release(ep, &sgl);
 		return -FI_EMSGSIZE;	/* past the inline room */
-	} else if (nodesc) {
-		return -FI_EINVAL;	/* FI_MR_LOCAL: desc required */
 	}
 	report = !inject &&
 		 pl_ep_op_completes(ep->base.tx_cq_flags, flags, false);
-	return vrb_ep_post_send(ep, &wr, msg->context, FI_MSG | FI_SEND, len,
+	return vrb_ep_post_send(ep, &wr, &sgl, msg->context, FI_MSG | FI_SEND,
 				report);
 }
 

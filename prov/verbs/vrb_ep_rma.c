@@ -21,26 +21,29 @@ static ssize_t vrb_ep_rma_common(struct vrb_ep *ep,
 				 const struct fi_msg_rma *msg, uint64_t flags,
 				 enum ibv_wr_opcode kind, bool inject)
 {
-	struct ibv_sge sge[VRB_IOV_MAX];
+	bool inl = kind == IBV_WR_RDMA_WRITE;
+	struct vrb_sgl sgl;
 	struct ibv_send_wr wr;
-	size_t len;
-	bool nodesc, report;
-	int n;
+	bool report;
+	int ret;
 
 	if (!msg || msg->rma_iov_count != 1 || !msg->rma_iov)
 		return -FI_EINVAL;	/* rma_iov_limit is 1 */
 	if (msg->rma_iov[0].key > UINT32_MAX)
 		return -FI_EINVAL;	/* not a verbs rkey */
-	n = vrb_ep_sge_fill(sge, ep->tx_iov_limit, msg->msg_iov, msg->desc,
-			    msg->iov_count, &len, &nodesc);
-	if (n < 0)
-		return n;
-	if (len > msg->rma_iov[0].len)
-		return -FI_EINVAL;	/* past the remote buffer named */
 	flags |= ep->tx_op_flags;
+	/* a read's result is written by the device: never inline */
+	ret = vrb_ep_sge_fill(ep, &sgl, ep->tx_iov_limit, msg->msg_iov,
+			      msg->desc, msg->iov_count,
+			      inl ? ep->inline_size : 0,
+			      inl ? FI_WRITE : FI_READ);
+	if (ret)
+		return ret;
+	if (sgl.len > msg->rma_iov[0].len) {
+		vrb_ep_sge_release(ep, &sgl);
+		return -FI_EINVAL;	/* past the remote buffer named */
+	}
 	memset(&wr, 0, sizeof(wr));
-	wr.sg_list = sge;
-	wr.num_sge = n;
 	wr.opcode = kind;
 	wr.wr.rdma.remote_addr = msg->rma_iov[0].addr;
 	wr.wr.rdma.rkey = (uint32_t)msg->rma_iov[0].key;
@@ -48,18 +51,16 @@ static ssize_t vrb_ep_rma_common(struct vrb_ep *ep,
 		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 		wr.imm_data = htonl((uint32_t)msg->data);
 	}
-	/* a read's result is written by the device: always registered */
-	if (kind == IBV_WR_RDMA_WRITE && len <= ep->inline_size)
+	if (inl && sgl.len <= ep->inline_size) {
 		wr.send_flags |= IBV_SEND_INLINE;
-	else if (inject || (flags & FI_INJECT))
-		return -FI_EMSGSIZE;
-	else if (nodesc)
-		return -FI_EINVAL;	/* FI_MR_LOCAL: desc required */
+	} else if (inject || (flags & FI_INJECT)) {
+		vrb_ep_sge_release(ep, &sgl);
+		return -FI_EMSGSIZE;	/* past the inline room */
+	}
 	report = !inject &&
 		 pl_ep_op_completes(ep->base.tx_cq_flags, flags, false);
-	return vrb_ep_post_send(ep, &wr, msg->context, FI_RMA |
-				(kind == IBV_WR_RDMA_READ ? FI_READ : FI_WRITE),
-				len, report);
+	return vrb_ep_post_send(ep, &wr, &sgl, msg->context, FI_RMA |
+				(inl ? FI_WRITE : FI_READ), report);
 }
 
 static ssize_t vrb_ep_readmsg(struct fid_ep *ep_fid,

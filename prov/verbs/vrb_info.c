@@ -241,6 +241,14 @@ static struct fi_info *vrb_info_one(const struct vrb_info_req *r,
 	if (hints && hints->rx_attr)
 		info->rx_attr->op_flags = hints->rx_attr->op_flags &
 					  FI_COMPLETION;
+	/* an application that says it does not register local buffers
+	 * (modern mr_mode without FI_MR_LOCAL) is not asked to: the
+	 * provider registers them through its cache (vrb_ep_sge.c) */
+	if (hints && hints->domain_attr &&
+	    !(hints->domain_attr->mr_mode & (FI_MR_LOCAL | FI_MR_BASIC |
+					      FI_MR_SCALABLE)) &&
+	    !(hints->mode & FI_LOCAL_MR))
+		info->domain_attr->mr_mode &= ~FI_MR_LOCAL;
 	gidx = vrb_info_gid_idx(d->verbs, d->port);
 	memset(&gid, 0, sizeof(gid));
 	(void)ibv_query_gid(d->verbs, d->port, gidx, &gid);

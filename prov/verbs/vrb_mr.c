@@ -5,6 +5,14 @@
  * names in RMA, fi_mr_desc the region itself, whose lkey the local work
  * requests carry (FI_MR_LOCAL). Remote accesses are checked by the
  * device against the rkey's range and rights, not by us.
+ *
+ * The domain's registration cache (DESIGN.md section 6, mr_cache/)
+ * serves what is registered for local access only: fi_mr_reg without
+ * remote rights, and the buffers operations name without a descriptor
+ * (vrb_ep_sge.c). A region a peer may reach (FI_REMOTE_READ / WRITE) is
+ * registered on its own, exactly its range with exactly its rights: a
+ * cached registration may cover more (a merged neighbour), and its rkey
+ * would open that to the peer.
  */
 #include <stdlib.h>
 
@@ -12,7 +20,45 @@
 
 #include "pl_compiler.h"
 #include "pl_fid_nosys.h"
+#include "pl_mrc.h"
 #include "vrb_prov.h"
+
+static int vrb_mr_cache_reg(void *ctx, struct pl_mrc_entry *e)
+{
+	struct vrb_domain *d = ctx;
+	struct ibv_mr **mr = pl_mrc_entry_data(e);
+
+	*mr = ibv_reg_mr(d->pd, pl_mrc_entry_addr(e), pl_mrc_entry_len(e),
+			 IBV_ACCESS_LOCAL_WRITE);
+	return *mr ? 0 : -FI_EFAULT;
+}
+
+static void vrb_mr_cache_dereg(void *ctx, struct pl_mrc_entry *e)
+{
+	(void)ctx;
+	(void)ibv_dereg_mr(*(struct ibv_mr **)pl_mrc_entry_data(e));
+}
+
+int vrb_mr_cache_open(struct vrb_domain *d)
+{
+	struct pl_mrc_attr attr = {
+		.reg = vrb_mr_cache_reg,
+		.dereg = vrb_mr_cache_dereg,
+		.ctx = d,
+		.data_size = sizeof(struct ibv_mr *),
+		.name = "verbs",
+		.flags = PL_MRC_MERGE,
+		.max_count = PL_MRC_LIMIT_ENV,
+		.max_size = PL_MRC_LIMIT_ENV,
+	};
+
+	return pl_mrc_open(&attr, &d->mrc);
+}
+
+struct ibv_mr *vrb_mr_cache_mr(struct pl_mrc_entry *e)
+{
+	return *(struct ibv_mr **)pl_mrc_entry_data(e);
+}
 
 #define VRB_MR_MAGIC 0x7662726dU	/* "vbrm": a desc that is ours */
 
@@ -21,6 +67,7 @@ struct vrb_mr {
 	uint32_t magic;			/* registration only */
 	struct vrb_domain *dom;		/* registration only */
 	struct ibv_mr *mr;		/* registration only */
+	struct pl_mrc_entry *entry;	/* held cache entry, or NULL */
 };
 
 uint32_t vrb_mr_lkey(void *desc, bool *ok)
@@ -44,7 +91,9 @@ static int vrb_mr_close(struct fid *fid)
 {
 	struct vrb_mr *m = pl_container_of(fid, struct vrb_mr, mr_fid.fid);
 
-	if (ibv_dereg_mr(m->mr))
+	if (m->entry)
+		pl_mrc_put(m->dom->mrc, m->entry);
+	else if (ibv_dereg_mr(m->mr))
 		return -FI_EBUSY;	/* a memory window still binds it */
 	m->magic = 0;
 	pl_domain_child_put(&m->dom->base);
@@ -88,7 +137,16 @@ static int vrb_mr_reg(struct fid *fid, const void *buf, size_t len,
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -FI_ENOMEM;
-	m->mr = ibv_reg_mr(d->pd, (void *)buf, len, ib);
+	if (!(access & (FI_REMOTE_READ | FI_REMOTE_WRITE))) {
+		if (pl_mrc_get(d->mrc, buf, len, access ? access : FI_SEND,
+			       &m->entry)) {
+			free(m);
+			return -FI_ENOMEM;
+		}
+		m->mr = vrb_mr_cache_mr(m->entry);
+	} else {
+		m->mr = ibv_reg_mr(d->pd, (void *)buf, len, ib);
+	}
 	if (!m->mr) {
 		free(m);
 		return -FI_ENOMEM;

@@ -50,6 +50,13 @@ extern struct fi_provider vrb_prov;
 #define VRB_LOG_WARN(subsys, ...) PL_LOG(&vrb_prov, FI_LOG_WARN, subsys, __VA_ARGS__)
 #define VRB_LOG_INFO(subsys, ...) PL_LOG(&vrb_prov, FI_LOG_INFO, subsys, __VA_ARGS__)
 
+/* Scatter-gather entries one operation may carry, at most (iov_limit
+ * is the device's max_sge within this). */
+#define VRB_IOV_MAX 64
+
+struct pl_mrc;
+struct pl_mrc_entry;
+
 /* mr_mode the provider needs: the device checks local keys (FI_MR_LOCAL),
  * remote addresses are virtual, memory must be allocated, and the device
  * picks the keys. */
@@ -86,6 +93,10 @@ struct vrb_domain {
 	struct ibv_pd *pd;		/* open only */
 	struct ibv_device_attr attr;	/* open only */
 	uint32_t max_msg_size;		/* open only: port's max_msg_sz */
+	/* registrations the provider makes itself (DESIGN.md section 6):
+	 * buffers an operation names without a descriptor, and fi_mr_reg
+	 * of local-only access; thread safe on its own */
+	struct pl_mrc *mrc;		/* open only */
 };
 
 /* One posted work request, found again by its wr_id (vrb_ep_cq.c). */
@@ -95,6 +106,21 @@ struct vrb_op {
 	size_t len;
 	void *buf;		/* receives: first buffer, for the entry */
 	bool report;		/* false: inject or unselected completion */
+	/* cache registrations the operation holds until it completes
+	 * (buffers given without a descriptor): the first nmrc of the
+	 * slot's row in the ring's mrc array */
+	uint8_t nmrc;
+};
+
+/* The buffers of one operation as the device sees them, built before the
+ * post (vrb_ep_sge_fill) and released by vrb_ep_sge_release when the
+ * post fails. */
+struct vrb_sgl {
+	struct ibv_sge sge[VRB_IOV_MAX];
+	struct pl_mrc_entry *mrc[VRB_IOV_MAX];	/* held registrations */
+	int n;				/* sge entries */
+	int nmrc;			/* mrc entries */
+	size_t len;			/* bytes in all */
 };
 
 enum vrb_ep_state {
@@ -103,10 +129,6 @@ enum vrb_ep_state {
 	VRB_EP_CONNECTED,
 	VRB_EP_DOWN,		/* shut down, rejected or failed */
 };
-
-/* Scatter-gather entries one operation may carry, at most (iov_limit
- * is the device's max_sge within this). */
-#define VRB_IOV_MAX 64
 
 /* Completions arm() found after requesting a notification, kept for the
  * next poll (they were taken off the device's queue). */
@@ -133,6 +155,8 @@ struct vrb_ep {
 	/* rings of posted operations: head counts posts, tail
 	 * completions; slot = count % size */
 	struct vrb_op *tx_ops, *rx_ops;
+	/* per slot, iov_limit registrations (struct vrb_op's nmrc) */
+	struct pl_mrc_entry **tx_mrc, **rx_mrc;
 	uint32_t tx_size, rx_size;	/* open only */
 	uint64_t tx_head, tx_tail, rx_head, rx_tail;
 	size_t inline_size;		/* enable: what the QP granted */
@@ -168,6 +192,11 @@ extern struct fi_ops_mr vrb_mr_ops;
 /* The lkey of a descriptor from fi_mr_desc, 0 with *ok false when desc
  * names no verbs MR. */
 uint32_t vrb_mr_lkey(void *desc, bool *ok);
+/* The domain's registration cache (vrb_mr.c): open at domain open,
+ * closed at its close. 0 or -FI_E*. */
+int vrb_mr_cache_open(struct vrb_domain *d);
+/* The ibv_mr behind a cache entry. */
+struct ibv_mr *vrb_mr_cache_mr(struct pl_mrc_entry *e);
 
 /* ---- passive endpoint (vrb_pep.c) ---- */
 int vrb_pep_open(struct fid_fabric *fabric, struct fi_info *info,
@@ -201,18 +230,26 @@ int vrb_ep_cq_arm(struct pl_progress_source *src);
 extern struct fi_ops_msg vrb_ep_msg_ops;
 extern struct fi_ops_rma vrb_ep_rma_ops;
 /* Post one send-queue work request for an operation (vrb_ep_msg.c):
- * takes a tx slot, fills wr->wr_id, posts. Under no lock (takes
- * ep->lock). 0, -FI_EAGAIN (ring full), -FI_EOPBADSTATE (no QP),
- * -FI_E* of the post. */
+ * takes a tx slot (which keeps sgl's registrations until the
+ * completion), fills wr->wr_id, posts. Takes ep->lock. 0, -FI_EAGAIN
+ * (ring full), -FI_EOPBADSTATE (no QP), -FI_ENOTCONN, -FI_E* of the
+ * post; on failure sgl's registrations are released. */
 ssize_t vrb_ep_post_send(struct vrb_ep *ep, struct ibv_send_wr *wr,
-			 void *context, uint64_t flags, size_t len,
+			 struct vrb_sgl *sgl, void *context, uint64_t flags,
 			 bool report);
-/* Fill sge[] from an iov and descriptors: the count, or -FI_EINVAL for
- * too many entries, -FI_EMSGSIZE for an entry past 4 GiB. *len_p: the
- * total; *nodesc_p: some non-empty buffer has no verbs descriptor (fine
- * only for an inline send; FI_MR_LOCAL otherwise). */
-int vrb_ep_sge_fill(struct ibv_sge *sge, size_t max, const struct iovec *iov,
-		    void **desc, size_t count, size_t *len_p, bool *nodesc_p);
+/*
+ * Fill sgl from an iov and descriptors (vrb_ep_sge.c). A buffer without
+ * a descriptor (an application that did not ask for FI_MR_LOCAL, or
+ * rxm) is registered through the domain's cache and held in sgl, unless
+ * inline_max >= the total (the device copies it at the post). access:
+ * FI_SEND, FI_RECV or FI_READ. 0, -FI_EINVAL (too many entries, a desc
+ * that is not a verbs MR), -FI_EMSGSIZE (an entry past 4 GiB), or the
+ * registration's error.
+ */
+int vrb_ep_sge_fill(struct vrb_ep *ep, struct vrb_sgl *sgl, size_t max,
+		    const struct iovec *iov, void **desc, size_t count,
+		    size_t inline_max, uint64_t access);
+void vrb_ep_sge_release(struct vrb_ep *ep, struct vrb_sgl *sgl);
 
 /* The rdma_cm data header, the wire's one structure (vrb_cm_data.h). */
 

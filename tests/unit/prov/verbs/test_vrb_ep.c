@@ -14,6 +14,10 @@
  *   rma      write, read, writedata (a receive carries the immediate),
  *            a wrong key completes in error with FI_EACCES
  *   trywait  FI_WAIT_FD CQ: fi_trywait, poll() on the fd, wakes up
+ *   nodesc   an application without FI_MR_LOCAL: buffers without
+ *            descriptors are registered by the provider (its cache), and
+ *            memory unmapped and mapped again at the same address is
+ *            sent from its new pages, never from a stale registration
  * Exit 0: pass; 77: no verbs device here (skipped, says why); 1: fail.
  */
 #include <netinet/in.h>
@@ -23,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <rdma/fabric.h>
@@ -157,7 +162,7 @@ static void open_side(struct side *s, struct fid_eq *eq)
 	s->eq = eq;
 }
 
-static void setup(void)
+static void setup(bool mr_local)
 {
 	struct fi_info *hints = fi_allocinfo();
 	struct fi_eq_attr ea = { .wait_obj = FI_WAIT_UNSPEC };
@@ -165,8 +170,9 @@ static void setup(void)
 
 	hints->ep_attr->type = FI_EP_MSG;
 	hints->caps = FI_MSG | FI_RMA;
-	hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR |
-				      FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+				      FI_MR_PROV_KEY |
+				      (mr_local ? FI_MR_LOCAL : 0);
 	hints->fabric_attr->prov_name = strdup("verbs");
 	hints->addr_format = FI_SOCKADDR_IN;
 	ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &info);
@@ -177,6 +183,8 @@ static void setup(void)
 		exit(77);
 	}
 	CHECK(ret);
+	/* the provider asks for FI_MR_LOCAL only of those that take it */
+	EXPECT(!!(info->domain_attr->mr_mode & FI_MR_LOCAL) == mr_local);
 	CHECK(fi_fabric(info->fabric_attr, &fabric, NULL));
 	CHECK(fi_domain(fabric, info, &domain, NULL));
 	CHECK(fi_eq_open(fabric, &ea, &srv_eq, NULL));
@@ -297,6 +305,8 @@ static void scenario_msg(void)
 	struct iovec iov[2];
 	void *descs[2] = { sd, sd };
 	int ctx_s, ctx_r;
+	/* not an MR: a descriptor the provider must refuse, not read past */
+	struct { uint64_t pad[64]; } bogus = { { 0 } };
 
 	connect_pair(false);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -334,8 +344,8 @@ static void scenario_msg(void)
 	EXPECT(!strcmp(rbuf, "injected"));
 	EXPECT(fi_cq_read(cli.cq, &e, 1) == -FI_EAGAIN);
 	/* bad arguments: no crash, an error code */
-	EXPECT(fi_recv(srv.ep, rbuf, 64, NULL, 0, NULL) == -FI_EINVAL);
-	EXPECT(fi_send(cli.ep, sbuf, 4096, NULL, 0, NULL) == -FI_EINVAL);
+	EXPECT(fi_recv(srv.ep, rbuf, 64, &bogus, 0, NULL) == -FI_EINVAL);
+	EXPECT(fi_send(cli.ep, sbuf, 4096, &bogus, 0, NULL) == -FI_EINVAL);
 	EXPECT(fi_inject(cli.ep, sbuf, 4096, 0) == -FI_EMSGSIZE);
 	EXPECT(fi_sendv(cli.ep, iov, descs, 1000, 0, NULL) == -FI_EINVAL);
 	close_side(&cli);
@@ -446,16 +456,52 @@ static void scenario_trywait(void)
 	free(rbuf);
 }
 
+static void scenario_nodesc(void)
+{
+	size_t len = 1 << 20, i;
+	char *rbuf = calloc(1, len), *sbuf;
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	int ctx_s, ctx_r, round;
+
+	connect_pair(false);
+	sbuf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	EXPECT(sbuf != MAP_FAILED);
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < len; i++)
+			sbuf[i] = (char)(i + round * 31);
+		memset(rbuf, 0, len);
+		CHECK(fi_recv(srv.ep, rbuf, len, NULL, 0, &ctx_r));
+		CHECK(fi_send(cli.ep, sbuf, len, NULL, 0, &ctx_s));
+		cq_expect(cli.cq, &ctx_s, FI_SEND);
+		EXPECT(!cq_wait(srv.cq, &e, &err) && e.len == len);
+		if (memcmp(sbuf, rbuf, len))
+			fail("round %d: the data on the wire is not the "
+			     "buffer's (a stale registration?)", round);
+		/* new pages at the same address: the cache must drop the
+		 * registration of the old ones */
+		CHECK(munmap(sbuf, len));
+		EXPECT(mmap(sbuf, len, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+		       sbuf);
+	}
+	close_side(&cli);
+	close_side(&srv);
+	CHECK(munmap(sbuf, len));
+	free(rbuf);
+}
+
 int main(int argc, char **argv)
 {
 	const char *s = argc > 1 ? argv[1] : "cm";
 
 	if (strcmp(s, "cm") && strcmp(s, "reject") && strcmp(s, "msg") &&
-	    strcmp(s, "rma") && strcmp(s, "trywait")) {
+	    strcmp(s, "rma") && strcmp(s, "trywait") && strcmp(s, "nodesc")) {
 		fprintf(stderr, "unknown scenario %s\n", s);
 		return 2;
 	}
-	setup();
+	setup(strcmp(s, "nodesc") != 0);
 	if (!strcmp(s, "cm"))
 		scenario_cm();
 	else if (!strcmp(s, "reject"))
@@ -464,8 +510,10 @@ int main(int argc, char **argv)
 		scenario_msg();
 	else if (!strcmp(s, "rma"))
 		scenario_rma();
-	else
+	else if (!strcmp(s, "trywait"))
 		scenario_trywait();
+	else
+		scenario_nodesc();
 	teardown();
 	printf("PASS: verbs %s\n", s);
 	return 0;
