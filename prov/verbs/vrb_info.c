@@ -245,9 +245,9 @@ static struct fi_info *vrb_info_one(const struct vrb_info_req *r,
 	 * (modern mr_mode without FI_MR_LOCAL) is not asked to: the
 	 * provider registers them through its cache (vrb_ep_sge.c) */
 	if (hints && hints->domain_attr &&
+	    r->version >= FI_VERSION(1, 5) &&
 	    !(hints->domain_attr->mr_mode & (FI_MR_LOCAL | FI_MR_BASIC |
-					      FI_MR_SCALABLE)) &&
-	    !(hints->mode & FI_LOCAL_MR))
+					      FI_MR_SCALABLE)))
 		info->domain_attr->mr_mode &= ~FI_MR_LOCAL;
 	gidx = vrb_info_gid_idx(d->verbs, d->port);
 	memset(&gid, 0, sizeof(gid));
