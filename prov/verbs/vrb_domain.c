@@ -68,7 +68,7 @@ static struct fi_ops_domain vrb_domain_ops = {
 	.poll_open = pl_poll_open,
 	.stx_ctx = pl_fid_nosys_domain_stx_ctx,
 	.srx_ctx = pl_fid_nosys_domain_srx_ctx,
-	.query_atomic = pl_fid_nosys_domain_query_atomic,
+	.query_atomic = vrb_domain_query_atomic,
 	.query_collective = pl_fid_nosys_domain_query_collective,
 	.endpoint2 = pl_fid_nosys_domain_endpoint2,
 };

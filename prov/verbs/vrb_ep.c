@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <rdma/fi_errno.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 
 #include "pl_compiler.h"
@@ -456,8 +457,7 @@ int vrb_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->base.ep_fid.rma = &vrb_ep_rma_ops;
 	ep->base.ep_fid.tagged =
 		(struct fi_ops_tagged *)&pl_fid_nosys_tagged_ops;
-	ep->base.ep_fid.atomic =
-		(struct fi_ops_atomic *)&pl_fid_nosys_atomic_ops;
+	ep->base.ep_fid.atomic = &vrb_ep_atomic_ops;
 	ep->base.ep_fid.collective =
 		(struct fi_ops_collective *)&pl_fid_nosys_collective_ops;
 	*ep_p = &ep->base.ep_fid;

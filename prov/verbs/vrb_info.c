@@ -154,8 +154,15 @@ static void vrb_info_attrs(struct fi_info *info, const struct ibv_device_attr *a
 	}
 	info->caps = VRB_TX_CAPS | VRB_RX_CAPS | VRB_DOMAIN_CAPS;
 	info->mode = 0;
-
 	info->tx_attr->caps = VRB_TX_CAPS;
+	info->rx_attr->caps = VRB_RX_CAPS;
+	/* the device's own 8-byte atomics (vrb_ep_atomic.c) */
+	if (a->atomic_cap != IBV_ATOMIC_NONE) {
+		info->caps |= FI_ATOMIC;
+		info->tx_attr->caps |= FI_ATOMIC;
+		info->rx_attr->caps |= FI_ATOMIC;
+	}
+
 	info->tx_attr->msg_order = VRB_MSG_ORDER;
 	/* a send queue completes in the order it was posted (RC) */
 	info->tx_attr->comp_order = FI_ORDER_STRICT;
@@ -165,7 +172,6 @@ static void vrb_info_attrs(struct fi_info *info, const struct ibv_device_attr *a
 					   (size_t)a->max_sge);
 	info->tx_attr->rma_iov_limit = 1;
 
-	info->rx_attr->caps = VRB_RX_CAPS;
 	info->rx_attr->msg_order = VRB_MSG_ORDER;
 	info->rx_attr->comp_order = FI_ORDER_STRICT;
 	info->rx_attr->size = rx;

@@ -132,6 +132,9 @@ static int vrb_mr_reg(struct fid *fid, const void *buf, size_t len,
 	 * and remote write needs it too */
 	if (access & FI_REMOTE_WRITE)
 		ib |= IBV_ACCESS_REMOTE_WRITE;
+	/* a target of fi_atomic is written by the peer's device */
+	if ((access & FI_REMOTE_WRITE) && vrb_domain_atomics(d))
+		ib |= IBV_ACCESS_REMOTE_ATOMIC;
 	if (access & FI_REMOTE_READ)
 		ib |= IBV_ACCESS_REMOTE_READ;
 	m = calloc(1, sizeof(*m));

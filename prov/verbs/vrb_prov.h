@@ -172,6 +172,8 @@ struct vrb_ep {
 	size_t conn_data_len;
 	struct sockaddr_storage src_addr;
 	bool has_src;
+	/* where a non-fetching atomic's old value lands (discarded) */
+	uint64_t atomic_scratch;
 };
 
 /* ---- fabric (vrb_fabric.c) ---- */
@@ -229,6 +231,12 @@ int vrb_ep_cq_arm(struct pl_progress_source *src);
 /* vrb_ep_msg.c, vrb_ep_rma.c */
 extern struct fi_ops_msg vrb_ep_msg_ops;
 extern struct fi_ops_rma vrb_ep_rma_ops;
+/* vrb_ep_atomic.c: what the device's atomics do (8-byte add, swap) */
+extern struct fi_ops_atomic vrb_ep_atomic_ops;
+bool vrb_domain_atomics(const struct vrb_domain *d);
+int vrb_domain_query_atomic(struct fid_domain *domain,
+			    enum fi_datatype datatype, enum fi_op op,
+			    struct fi_atomic_attr *attr, uint64_t flags);
 /* Post one send-queue work request for an operation (vrb_ep_msg.c):
  * takes a tx slot (which keeps sgl's registrations until the
  * completion), fills wr->wr_id, posts. Takes ep->lock. 0, -FI_EAGAIN

@@ -14,6 +14,11 @@
  *   rma      write, read, writedata (a receive carries the immediate),
  *            a wrong key completes in error with FI_EACCES
  *   trywait  FI_WAIT_FD CQ: fi_trywait, poll() on the fd, wakes up
+ *   atomic   8-byte fetch-add, compare-and-swap, atomic read and
+ *            non-fetching add; what the device cannot do is refused
+ *   auto     FI_PROGRESS_AUTO: completions arrive while the application
+ *            sleeps in fi_cq_sread (the progress thread sleeps on the
+ *            completion channel and wakes)
  *   nodesc   an application without FI_MR_LOCAL: buffers without
  *            descriptors are registered by the provider (its cache), and
  *            memory unmapped and mapped again at the same address is
@@ -36,6 +41,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 
 #define TIMEOUT_S 20
@@ -77,6 +83,8 @@ static struct fid_pep *pep;
 static struct fid_eq *srv_eq;
 static struct side cli, srv;
 static enum fi_wait_obj cq_wait_obj = FI_WAIT_NONE;
+static enum fi_progress data_progress = FI_PROGRESS_MANUAL;
+static bool want_atomic;
 
 static double now(void)
 {
@@ -169,7 +177,7 @@ static void setup(bool mr_local)
 	int ret;
 
 	hints->ep_attr->type = FI_EP_MSG;
-	hints->caps = FI_MSG | FI_RMA;
+	hints->caps = FI_MSG | FI_RMA | (want_atomic ? FI_ATOMIC : 0);
 	hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
 				      FI_MR_PROV_KEY |
 				      (mr_local ? FI_MR_LOCAL : 0);
@@ -185,6 +193,7 @@ static void setup(bool mr_local)
 	CHECK(ret);
 	/* the provider asks for FI_MR_LOCAL only of those that take it */
 	EXPECT(!!(info->domain_attr->mr_mode & FI_MR_LOCAL) == mr_local);
+	info->domain_attr->data_progress = data_progress;
 	CHECK(fi_fabric(info->fabric_attr, &fabric, NULL));
 	CHECK(fi_domain(fabric, info, &domain, NULL));
 	CHECK(fi_eq_open(fabric, &ea, &srv_eq, NULL));
@@ -456,6 +465,100 @@ static void scenario_trywait(void)
 	free(rbuf);
 }
 
+static void scenario_atomic(void)
+{
+	uint64_t *target = calloc(1, 64), *res = calloc(1, 64);
+	uint64_t operand, cmp;
+	struct fid_mr *tmr = reg(target, 64, FI_REMOTE_READ |
+				 FI_REMOTE_WRITE);
+	struct fid_mr *rmr = reg(res, 64, FI_READ);
+	uint64_t raddr = (uintptr_t)target, key = fi_mr_key(tmr);
+	struct fi_atomic_attr aa;
+	size_t cnt;
+	int ctx;
+
+	CHECK(fi_query_atomic(domain, FI_UINT64, FI_SUM, &aa,
+			      FI_FETCH_ATOMIC));
+	EXPECT(aa.size == 8 && aa.count == 1);
+	EXPECT(fi_query_atomic(domain, FI_DOUBLE, FI_SUM, &aa, 0) ==
+	       -FI_EOPNOTSUPP);
+	connect_pair(false);
+	CHECK(fi_fetch_atomicvalid(cli.ep, FI_UINT64, FI_SUM, &cnt));
+	EXPECT(fi_atomicvalid(cli.ep, FI_UINT64, FI_PROD, &cnt) ==
+	       -FI_EOPNOTSUPP);
+	target[0] = 40;
+	operand = 2;
+	CHECK(fi_fetch_atomic(cli.ep, &operand, 1, NULL, res, fi_mr_desc(rmr),
+			      0, raddr, key, FI_UINT64, FI_SUM, &ctx));
+	cq_expect(cli.cq, &ctx, FI_ATOMIC | FI_READ);
+	EXPECT(res[0] == 40 && target[0] == 42);
+	cmp = 42;
+	operand = 7;
+	CHECK(fi_compare_atomic(cli.ep, &operand, 1, NULL, &cmp, NULL, res,
+				NULL, 0, raddr, key, FI_UINT64, FI_CSWAP,
+				&ctx));
+	cq_expect(cli.cq, &ctx, FI_ATOMIC);
+	EXPECT(res[0] == 42 && target[0] == 7);
+	CHECK(fi_fetch_atomic(cli.ep, NULL, 1, NULL, res + 1, NULL, 0, raddr,
+			      key, FI_INT64, FI_ATOMIC_READ, &ctx));
+	cq_expect(cli.cq, &ctx, FI_ATOMIC | FI_READ);
+	EXPECT(res[1] == 7 && target[0] == 7);
+	operand = 100;
+	CHECK(fi_atomic(cli.ep, &operand, 1, NULL, 0, raddr, key, FI_UINT64,
+			FI_SUM, &ctx));
+	cq_expect(cli.cq, &ctx, FI_ATOMIC | FI_WRITE);
+	EXPECT(target[0] == 107);
+	/* refused before anything moves */
+	EXPECT(fi_atomic(cli.ep, &operand, 1, NULL, 0, raddr + 4, key,
+			 FI_UINT64, FI_SUM, &ctx) == -FI_EINVAL);
+	EXPECT(fi_atomic(cli.ep, &operand, 2, NULL, 0, raddr, key,
+			 FI_UINT64, FI_SUM, &ctx) == -FI_EINVAL);
+	EXPECT(fi_atomic(cli.ep, &operand, 1, NULL, 0, raddr, key,
+			 FI_UINT32, FI_SUM, &ctx) == -FI_EOPNOTSUPP);
+	close_side(&cli);
+	close_side(&srv);
+	CHECK(fi_close(&tmr->fid));
+	CHECK(fi_close(&rmr->fid));
+	free(target);
+	free(res);
+}
+
+static void scenario_auto(void)
+{
+	char *sbuf = calloc(1, 4096), *rbuf = calloc(1, 4096);
+	struct fid_mr *smr = reg(sbuf, 4096, FI_SEND);
+	struct fid_mr *rmr = reg(rbuf, 4096, FI_RECV);
+	struct fi_cq_data_entry e;
+	int ctx_s, ctx_r, round;
+	ssize_t ret;
+
+	connect_pair(false);
+	for (round = 0; round < 50; round++) {
+		CHECK(fi_recv(srv.ep, rbuf, 4096, fi_mr_desc(rmr), 0,
+			      &ctx_r));
+		snprintf(sbuf, 4096, "round %d", round);
+		CHECK(fi_send(cli.ep, sbuf, 4096, fi_mr_desc(smr), 0,
+			      &ctx_s));
+		/* the application only sleeps: the thread must make both
+		 * completions happen */
+		ret = fi_cq_sread(srv.cq, &e, 1, NULL, TIMEOUT_S * 1000);
+		if (ret != 1)
+			fail("round %d: fi_cq_sread (receive) = %zd", round,
+			     ret);
+		EXPECT(e.op_context == &ctx_r && !strcmp(rbuf, sbuf));
+		ret = fi_cq_sread(cli.cq, &e, 1, NULL, TIMEOUT_S * 1000);
+		if (ret != 1)
+			fail("round %d: fi_cq_sread (send) = %zd", round, ret);
+		EXPECT(e.op_context == &ctx_s);
+	}
+	close_side(&cli);
+	close_side(&srv);
+	CHECK(fi_close(&smr->fid));
+	CHECK(fi_close(&rmr->fid));
+	free(sbuf);
+	free(rbuf);
+}
+
 static void scenario_nodesc(void)
 {
 	size_t len = 1 << 20, i;
@@ -497,10 +600,16 @@ int main(int argc, char **argv)
 	const char *s = argc > 1 ? argv[1] : "cm";
 
 	if (strcmp(s, "cm") && strcmp(s, "reject") && strcmp(s, "msg") &&
-	    strcmp(s, "rma") && strcmp(s, "trywait") && strcmp(s, "nodesc")) {
+	    strcmp(s, "rma") && strcmp(s, "trywait") && strcmp(s, "nodesc") &&
+	    strcmp(s, "auto") && strcmp(s, "atomic")) {
 		fprintf(stderr, "unknown scenario %s\n", s);
 		return 2;
 	}
+	if (!strcmp(s, "auto")) {
+		data_progress = FI_PROGRESS_AUTO;
+		cq_wait_obj = FI_WAIT_UNSPEC;
+	}
+	want_atomic = !strcmp(s, "atomic");
 	setup(strcmp(s, "nodesc") != 0);
 	if (!strcmp(s, "cm"))
 		scenario_cm();
@@ -512,6 +621,10 @@ int main(int argc, char **argv)
 		scenario_rma();
 	else if (!strcmp(s, "trywait"))
 		scenario_trywait();
+	else if (!strcmp(s, "auto"))
+		scenario_auto();
+	else if (!strcmp(s, "atomic"))
+		scenario_atomic();
 	else
 		scenario_nodesc();
 	teardown();
