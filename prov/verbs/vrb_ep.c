@@ -123,9 +123,9 @@ static int vrb_ep_enable(struct vrb_ep *ep)
 				     "endpoint's source address\n");
 			return -FI_EADDRNOTAVAIL;
 		}
-		if (!ep->id->verbs)
-			return 0;
 	}
+	if (!ep->id->verbs)
+		return 0;	/* a wildcard address: at address resolution */
 	pthread_mutex_lock(&ep->lock);
 	ret = vrb_ep_qp_create(ep);
 	pthread_mutex_unlock(&ep->lock);
@@ -408,8 +408,9 @@ int vrb_ep_open(struct fid_domain *domain, struct fi_info *info,
 	if (info->ep_attr && info->ep_attr->type != FI_EP_MSG &&
 	    info->ep_attr->type != FI_EP_UNSPEC)
 		return -FI_EINVAL;
-	if (info->handle && info->handle->fclass != FI_CLASS_CONNREQ)
-		return -FI_ENOSYS;	/* a passive endpoint's: not taken */
+	if (info->handle && info->handle->fclass != FI_CLASS_CONNREQ &&
+	    info->handle->fclass != FI_CLASS_PEP)
+		return -FI_EINVAL;
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return -FI_ENOMEM;
@@ -441,7 +442,13 @@ int vrb_ep_open(struct fid_domain *domain, struct fi_info *info,
 		       vrb_addrlen(info->src_addr));
 		ep->has_src = true;
 	}
-	if (info->handle) {
+	if (info->handle && info->handle->fclass == FI_CLASS_PEP) {
+		/* the active side from a passive endpoint's bound address */
+		ret = vrb_pep_give_id(info->handle, &ep->id);
+		if (ret)
+			goto err_fini;
+		vrb_fabric_id_attach(ep->fab, ep->id, &ep->cm_h);
+	} else if (info->handle) {
 		/* the passive side: the request's id, already on its
 		 * device; the QP is made at fi_enable */
 		ret = vrb_pep_adopt(info, &ep->id);

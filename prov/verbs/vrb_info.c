@@ -247,6 +247,15 @@ static struct fi_info *vrb_info_one(const struct vrb_info_req *r,
 	if (hints && hints->rx_attr)
 		info->rx_attr->op_flags = hints->rx_attr->op_flags &
 					  FI_COMPLETION;
+	/* immediate data consumes a posted receive on any verbs device:
+	 * an application that says it can post them for it is told so
+	 * (and then posts them); others get the same behaviour without
+	 * the bit (prov/verbs/docs/provider.md) */
+	if (hints && ((hints->mode | (hints->rx_attr ? hints->rx_attr->mode :
+				      0)) & FI_RX_CQ_DATA)) {
+		info->mode |= FI_RX_CQ_DATA;
+		info->rx_attr->mode |= FI_RX_CQ_DATA;
+	}
 	/* an application that says it does not register local buffers
 	 * (modern mr_mode without FI_MR_LOCAL) is not asked to: the
 	 * provider registers them through its cache (vrb_ep_sge.c) */

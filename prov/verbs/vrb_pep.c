@@ -38,6 +38,9 @@ struct vrb_pep {
 	bool bound, listening;		/* control path */
 };
 
+static struct fi_ops vrb_pep_fid_ops;
+static int vrb_pep_do_bind(struct vrb_pep *pep, const struct sockaddr *sa);
+
 static bool vrb_connreq_cm_handle(struct vrb_cm_handler *h,
 				  struct rdma_cm_event *ev)
 {
@@ -154,6 +157,33 @@ static bool vrb_pep_cm_handle(struct vrb_cm_handler *h,
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return vrb_pep_request(pep, ev);
 	return false;
+}
+
+int vrb_pep_give_id(fid_t handle, struct rdma_cm_id **id_p)
+{
+	struct vrb_pep *pep;
+	struct rdma_cm_id *fresh;
+	int ret;
+
+	if (!handle || handle->fclass != FI_CLASS_PEP ||
+	    handle->ops != &vrb_pep_fid_ops)
+		return -FI_EINVAL;
+	pep = pl_container_of(handle, struct vrb_pep, base.pep_fid.fid);
+	if (pep->listening)
+		return -FI_EOPBADSTATE;	/* its id takes requests */
+	if (!pep->bound) {
+		ret = vrb_pep_do_bind(pep, pep->base.info->src_addr);
+		if (ret)
+			return ret;
+	}
+	/* the passive endpoint keeps a fresh, unbound id of its own */
+	if (rdma_create_id(pep->fab->ch, &fresh, &pep->cm_h, RDMA_PS_TCP))
+		return -FI_ENOMEM;
+	vrb_fabric_id_attach(pep->fab, pep->id, NULL);
+	*id_p = pep->id;
+	pep->id = fresh;
+	pep->bound = false;
+	return 0;
 }
 
 static int vrb_pep_close(struct fid *fid)

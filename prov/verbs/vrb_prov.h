@@ -206,6 +206,11 @@ int vrb_pep_open(struct fid_fabric *fabric, struct fi_info *info,
 /* fi_endpoint on a FI_CONNREQ's info: take the request's id. 0 or
  * -FI_EINVAL (not a verbs request, or spent). */
 int vrb_pep_adopt(struct fi_info *info, struct rdma_cm_id **id_p);
+/* fi_endpoint with a passive endpoint as info->handle (fi_endpoint(3)):
+ * the endpoint takes the passive endpoint's bound id, and so its
+ * address; the passive endpoint gets a fresh one. -FI_EINVAL (not a
+ * verbs pep), -FI_EOPBADSTATE (listening), or the bind's error. */
+int vrb_pep_give_id(fid_t handle, struct rdma_cm_id **id_p);
 
 /* ---- endpoint ---- */
 int vrb_ep_open(struct fid_domain *domain, struct fi_info *info,
