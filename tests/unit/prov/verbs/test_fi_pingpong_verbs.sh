@@ -37,6 +37,9 @@ run_pair() {
 	local name=$1 rc_s rc_c side loaded fail=0 try
 	shift
 	port=$((port + 1))
+	# the sanitizer runtime for an uninstrumented client on a
+	# sanitized build (PROPEL_CLIENT_PRELOAD, tests/meson.build)
+	LD_PRELOAD="${PROPEL_CLIENT_PRELOAD:-}" \
 	LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/$name.server.ld" \
 		timeout 120 "$pp" "${pp_args[@]}" -B "$port" "$@" \
 		>"$tmp/$name.server" 2>&1 &
@@ -45,6 +48,7 @@ run_pair() {
 	# again while the server is not listening yet (the VM is slow)
 	for try in $(seq 30); do
 		sleep 0.5
+		LD_PRELOAD="${PROPEL_CLIENT_PRELOAD:-}" \
 		LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/$name.client.ld" \
 			timeout 120 "$pp" "${pp_args[@]}" -P "$port" "$@" \
 			"$addr" >"$tmp/$name.client" 2>&1
