@@ -15,10 +15,18 @@
  * table needs no provider's headers. */
 struct fi_provider *shm_prov_ini(void);
 struct fi_provider *tcp_prov_ini(void);
+#ifdef PROPEL_HAVE_VERBS
+struct fi_provider *vrb_prov_ini(void);
+#endif
 struct fi_provider *rxm_prov_ini(void);
 
 const struct pl_builtin_prov pl_builtin_provs[] = {
 	{ "shm", shm_prov_ini },
+#ifdef PROPEL_HAVE_VERBS
+	/* before tcp, as the reference lists them: where a device is
+	 * up, an application that names no provider gets RDMA */
+	{ "verbs", vrb_prov_ini },
+#endif
 	{ "tcp", tcp_prov_ini },
 	{ "ofi_rxm", rxm_prov_ini },
 	{ NULL, NULL },

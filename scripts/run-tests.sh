@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-2-Clause
 # The whole test suite, as CI runs it (.ci/run calls ./quickstart.sh test):
-#   build/       release: every suite (abi, unit, integration, clients, stress)
+#   build/       release: every suite (abi, unit, integration, clients, stress,
+#                rxe: the verbs provider inside the rxe VM)
 #   build-asan/  AddressSanitizer + UBSan: unit, integration, clients
 #   build-tsan/  ThreadSanitizer: the concurrency tests (suites stress and
 #                concurrency), with the reviewed liburcu suppressions
@@ -45,8 +46,19 @@ run_suites() {
 
 tsan_supp="$root/tests/tsan.supp"
 
+# The verbs provider's suite runs inside the rxe VM (a real soft-RoCE
+# device, ../shared/tools/rxe-vm/README.md): set it up once here when the
+# runner is beside the checkout (about 20-70 s, root); without it the
+# suite's tests skip and say why.
+rxe_run="$root/../shared/tools/rxe-vm/rxe-run.sh"
+if [ -x "$rxe_run" ] && [ ! -f "${RXEVM_DIR:-/var/cache/rxe-vm}/initramfs.cpio" ]; then
+	echo "== setting up the rxe VM ($rxe_run --setup)"
+	"$rxe_run" --setup >/tmp/propel-rxe-setup.log 2>&1 ||
+		{ echo "rxe VM setup failed (its tests will skip):"; tail -5 /tmp/propel-rxe-setup.log; }
+fi
+
 if build build; then
-	run_suites build release abi unit integration clients stress
+	run_suites build release abi unit integration clients stress rxe
 fi
 
 if build build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized; then

@@ -200,7 +200,12 @@ static int rxm_domain_core_info(struct rxm_fabric *fab,
 		hints->fabric_attr->name = strdup(info->fabric_attr->name);
 	if (info->domain_attr && info->domain_attr->name)
 		hints->domain_attr->name = strdup(info->domain_attr->name);
-	hints->domain_attr->mr_mode = ~(FI_MR_BASIC | FI_MR_SCALABLE);
+	/* every mode but FI_MR_LOCAL: rxm hands the core its own buffers
+	 * without descriptors, so a core that registers local buffers
+	 * itself when not asked to (verbs, through its cache) is asked not
+	 * to require it, and rendezvous stays on (rxm_core_rndv) */
+	hints->domain_attr->mr_mode = ~(FI_MR_BASIC | FI_MR_SCALABLE |
+					FI_MR_LOCAL);
 	hints->mode = ~0ULL;
 	ret = fi_getinfo_1_3(version, NULL, NULL, PL_GETINFO_CORE_ONLY, hints,
 			     &core);

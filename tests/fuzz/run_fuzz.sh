@@ -17,14 +17,15 @@
 # replays the seeds). Targets: tcp_hdr (tcp_proto_check_hdr), tcp_cm
 # (tcp_proto_check_cm), shm_hdr (shm_layout_check), shm_cmd
 # (shm_cmd_check), rxm_cm (rxm_cm_parse), rxm_hdr (rxm_proto_check and
-# rxm_rndv_check). TARGETS="shm_hdr shm_cmd" runs a subset.
+# rxm_rndv_check), vrb_cm (vrb_cm_data_parse). TARGETS="shm_hdr shm_cmd"
+# runs a subset.
 set -euo pipefail
 
 secs=${1:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${2:-$(mktemp -d /tmp/propel-fuzz.XXXXXX)}
 cc=${CLANG:-clang}
-read -r -a targets <<< "${TARGETS:-tcp_hdr tcp_cm shm_hdr shm_cmd rxm_cm rxm_hdr}"
+read -r -a targets <<< "${TARGETS:-tcp_hdr tcp_cm shm_hdr shm_cmd rxm_cm rxm_hdr vrb_cm}"
 mkdir -p "$out/artifacts"
 
 if ! command -v "$cc" >/dev/null; then
@@ -46,6 +47,7 @@ for t in "${targets[@]}"; do
 		       "$src/prov/shm/transport/shm_layout.c") ;;
 	rxm_cm)	extra=(-I "$src/prov/rxm" "$src/prov/rxm/rxm_cm_proto.c") ;;
 	rxm_hdr) extra=(-I "$src/prov/rxm" "$src/prov/rxm/rxm_proto.c") ;;
+	vrb_cm)	extra=(-I "$src/prov/verbs") ;;
 	esac
 	"$cc" -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -D_GNU_SOURCE \
