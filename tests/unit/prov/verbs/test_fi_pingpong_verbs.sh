@@ -20,7 +20,12 @@ if [ ! -e /sys/class/infiniband/rxe0 ] && [ -z "$(ls /sys/class/infiniband 2>/de
 	exit 77
 fi
 pp_args=(-p verbs -e msg)
-[ "${1:-msg}" = rxm ] && pp_args=(-p "verbs;ofi_rxm" -e rdm)
+if [ "${1:-msg}" = rxm ]; then
+	pp_args=(-p "verbs;ofi_rxm" -e rdm)
+	# both sides share the VM: rxm would reach its peer through shm
+	# (FI_OFI_RXM_USE_SHM, on by default), not verbs
+	export FI_OFI_RXM_USE_SHM=0
+fi
 lib="${PROPEL_LIBDIR:?}/libfabric.so.1"
 addr=${RXE_ADDR:-10.0.2.15}
 tmp=$(mktemp -d)
