@@ -25,6 +25,7 @@
 #include <rdma/fi_errno.h>
 
 #include "pl_info.h"
+#include "pl_sockaddr.h"
 #include "tcp_params.h"
 #include "tcp_prov.h"
 #include "tcp_proto.h"
@@ -136,54 +137,6 @@ static void tcp_info_set_port(struct sockaddr_storage *ss, uint16_t port)
 		((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
 }
 
-/* Resolve node/service (numeric or by name). 0 or -FI_ENODATA. */
-static int tcp_info_resolve(const char *node, const char *service,
-			    bool passive, struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res;
-	int ret;
-
-	if (passive)
-		hints.ai_flags = AI_PASSIVE;
-	ret = getaddrinfo(node, service ? service : "0", &hints, &res);
-	if (ret)
-		return -FI_ENODATA;
-	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, res->ai_addr, res->ai_addrlen < sizeof(*ss) ?
-	       res->ai_addrlen : sizeof(*ss));
-	freeaddrinfo(res);
-	return 0;
-}
-
-/* The local address the kernel would use to reach dest (no packet is
- * sent: connecting a datagram socket only consults the routes). */
-static bool tcp_info_route_src(const struct sockaddr_storage *dest,
-			       struct sockaddr_storage *src)
-{
-	socklen_t sl = sizeof(*src);
-	int fd, ok;
-
-	fd = socket(dest->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	ok = !connect(fd, (const struct sockaddr *)dest,
-		      (socklen_t)tcp_sock_addrlen((const void *)dest)) &&
-	     !getsockname(fd, (struct sockaddr *)src, &sl);
-	close(fd);
-	return ok;
-}
-
-static bool tcp_info_same_ip(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-		       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
-}
-
 struct tcp_info_req {
 	uint32_t version;
 	const struct fi_info *hints;
@@ -288,20 +241,9 @@ static bool tcp_info_usable(const struct tcp_info_req *r,
 	if (r->has_src && fam != r->src.ss_family && !r->src_wild)
 		return false;
 	if (r->has_src && !r->src_wild &&
-	    !tcp_info_same_ip(ifa->ifa_addr, (const void *)&r->src))
+	    !pl_sockaddr_same_ip(ifa->ifa_addr, (const void *)&r->src))
 		return false;
 	return true;
-}
-
-static bool tcp_info_addr_wild(const struct sockaddr_storage *ss)
-{
-	static const struct in6_addr any6 = IN6ADDR_ANY_INIT;
-
-	if (ss->ss_family == AF_INET)
-		return ((const struct sockaddr_in *)ss)->sin_addr.s_addr ==
-		       htonl(INADDR_ANY);
-	return !memcmp(&((const struct sockaddr_in6 *)ss)->sin6_addr, &any6,
-		       sizeof(any6));
 }
 
 static int tcp_info_addrs(struct tcp_info_req *r, const char *node,
@@ -312,16 +254,16 @@ static int tcp_info_addrs(struct tcp_info_req *r, const char *node,
 
 	if (flags & FI_SOURCE) {
 		if (node || service) {
-			ret = tcp_info_resolve(node, service, true, &r->src);
+			ret = pl_sockaddr_resolve(node, service, true, &r->src);
 			if (ret)
 				return ret;
 			r->has_src = true;
-			r->src_wild = !node || tcp_info_addr_wild(&r->src);
+			r->src_wild = !node || pl_sockaddr_wild(&r->src);
 		}
 	} else if (node || service) {
 		if (!node)
 			node = "localhost";
-		ret = tcp_info_resolve(node, service, false, &r->dest);
+		ret = pl_sockaddr_resolve(node, service, false, &r->dest);
 		if (ret)
 			return ret;
 		r->has_dest = true;
@@ -332,7 +274,7 @@ static int tcp_info_addrs(struct tcp_info_req *r, const char *node,
 		memcpy(&r->src, hints->src_addr,
 		       tcp_sock_addrlen(hints->src_addr));
 		r->has_src = true;
-		r->src_wild = tcp_info_addr_wild(&r->src);
+		r->src_wild = pl_sockaddr_wild(&r->src);
 	}
 	if (hints && hints->dest_addr && !r->has_dest) {
 		if (!tcp_sock_addr_ok(hints->dest_addr, hints->dest_addrlen))
@@ -342,7 +284,7 @@ static int tcp_info_addrs(struct tcp_info_req *r, const char *node,
 		r->has_dest = true;
 	}
 	if (r->has_dest)
-		r->has_route = tcp_info_route_src(&r->dest, &r->route);
+		r->has_route = pl_sockaddr_route_src(&r->dest, &r->route);
 	return 0;
 }
 
@@ -375,7 +317,7 @@ int tcp_info_get(uint32_t version, const char *node, const char *service,
 			if (!tcp_info_usable(&r, ifa))
 				continue;
 			route = r.has_route &&
-				tcp_info_same_ip(ifa->ifa_addr,
+				pl_sockaddr_same_ip(ifa->ifa_addr,
 						 (void *)&r.route);
 			if ((pass == 0) != route)
 				continue;

@@ -25,6 +25,7 @@
 #include <rdma/fi_errno.h>
 
 #include "pl_info.h"
+#include "pl_sockaddr.h"
 #include "vrb_cm_data.h"
 #include "vrb_params.h"
 #include "vrb_prov.h"
@@ -305,62 +306,6 @@ err:
 	return NULL;
 }
 
-static bool vrb_same_ip(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-		       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
-}
-
-static bool vrb_addr_wild(const struct sockaddr_storage *ss)
-{
-	static const struct in6_addr any6 = IN6ADDR_ANY_INIT;
-
-	if (ss->ss_family == AF_INET)
-		return ((const struct sockaddr_in *)ss)->sin_addr.s_addr ==
-		       htonl(INADDR_ANY);
-	return !memcmp(&((const struct sockaddr_in6 *)ss)->sin6_addr, &any6,
-		       sizeof(any6));
-}
-
-static int vrb_resolve(const char *node, const char *service, bool passive,
-		       struct sockaddr_storage *ss)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res;
-
-	if (passive)
-		hints.ai_flags = AI_PASSIVE;
-	if (getaddrinfo(node, service ? service : "0", &hints, &res))
-		return -FI_ENODATA;
-	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, res->ai_addr, vrb_min(res->ai_addrlen, sizeof(*ss)));
-	freeaddrinfo(res);
-	return 0;
-}
-
-/* The local address the kernel routes through toward dest (a datagram
- * socket's connect consults the routes and sends nothing). */
-static bool vrb_route_src(const struct sockaddr_storage *dest,
-			  struct sockaddr_storage *src)
-{
-	socklen_t sl = sizeof(*src);
-	int fd;
-	bool ok;
-
-	fd = socket(dest->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	ok = !connect(fd, (const struct sockaddr *)dest,
-		      (socklen_t)vrb_addrlen((const void *)dest)) &&
-	     !getsockname(fd, (struct sockaddr *)src, &sl);
-	close(fd);
-	return ok;
-}
-
 static int vrb_info_addrs(struct vrb_info_req *r, const char *node,
 			  const char *service, uint64_t flags)
 {
@@ -369,14 +314,14 @@ static int vrb_info_addrs(struct vrb_info_req *r, const char *node,
 
 	if (flags & FI_SOURCE) {
 		if (node || service) {
-			ret = vrb_resolve(node, service, true, &r->src);
+			ret = pl_sockaddr_resolve(node, service, true, &r->src);
 			if (ret)
 				return ret;
 			r->has_src = true;
 		}
 	} else if (node || service) {
-		ret = vrb_resolve(node ? node : "localhost", service, false,
-				  &r->dest);
+		ret = pl_sockaddr_resolve(node ? node : "localhost", service,
+					  false, &r->dest);
 		if (ret)
 			return ret;
 		r->has_dest = true;
@@ -397,7 +342,7 @@ static int vrb_info_addrs(struct vrb_info_req *r, const char *node,
 		r->has_dest = true;
 	}
 	if (r->has_dest)
-		r->has_route = vrb_route_src(&r->dest, &r->route);
+		r->has_route = pl_sockaddr_route_src(&r->dest, &r->route);
 	return 0;
 }
 
@@ -419,8 +364,8 @@ static bool vrb_info_usable(const struct vrb_info_req *r,
 		return false;
 	if (r->has_src && fam != r->src.ss_family)
 		return false;
-	if (r->has_src && !vrb_addr_wild(&r->src) &&
-	    !vrb_same_ip(ifa->ifa_addr, (const void *)&r->src))
+	if (r->has_src && !pl_sockaddr_wild(&r->src) &&
+	    !pl_sockaddr_same_ip(ifa->ifa_addr, (const void *)&r->src))
 		return false;
 	if (r->hints && r->hints->addr_format == FI_SOCKADDR_IN &&
 	    fam != AF_INET)
@@ -471,7 +416,7 @@ int vrb_info_get(uint32_t version, const char *node, const char *service,
 			if (!vrb_info_usable(&r, ifa))
 				continue;
 			route = r.has_route &&
-				vrb_same_ip(ifa->ifa_addr, (void *)&r.route);
+				pl_sockaddr_same_ip(ifa->ifa_addr, (void *)&r.route);
 			if ((pass == 0) != route)
 				continue;
 			if (!vrb_info_bind(ifa->ifa_addr, &d))
