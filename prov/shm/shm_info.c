@@ -119,7 +119,7 @@ int shm_info_get(uint32_t version, const char *node, const char *service,
 	if (!info)
 		return -FI_ENOMEM;
 	shm_info_attrs(info);
-	/* the registration mode the application prefers (shm_mr_mode.c) */
+	/* the registration mode shm requires (shm_mr_mode.c) */
 	info->domain_attr->mr_mode = shm_mr_mode_offer(version, hints);
 	/* S3: auto progress when asked for (the progress thread sleeps);
 	 * control operations are synchronous, so either value holds */

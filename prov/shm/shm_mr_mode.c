@@ -16,11 +16,23 @@
  * validates each request against its key map before any byte moves
  * (shm_ep_rma.c, pl_keymap_check with the domain's addressing).
  *
- * fi_getinfo offers the bits the application's hints set (both, when it
- * leaves the choice open), so that the answer is the mode it prefers;
- * fi_domain runs in the mode its fi_info names. A domain without RMA and
- * atomics keeps provider keys and virtual addresses: nobody addresses its
- * memory, and provider keys never collide for local registrations.
+ * fi_getinfo answers with the bits shm requires, as fi_domain(3) asks
+ * of a provider for every mr_mode bit ("the provider clears the bits it
+ * does not need", as it does for FI_MR_LOCAL): shm needs neither, so a
+ * bit the hints offer is an ability of the application, not a request,
+ * and the answer is offsets and application keys. Clients that offer
+ * FI_MR_VIRT_ADDR yet address the target from 0 with their own keys
+ * (fabtests' fi_multi_mr) are right under that answer; clients that
+ * read the answer work either way. Hints in the legacy form
+ * (FI_MR_BASIC, or 0 before API 1.5) get the basic mode they name, and
+ * no hints the default (SHM_MR_MODE), which is what fi_info shows.
+ *
+ * fi_domain runs in the mode its fi_info names, so an application (or
+ * rxm, for its shm peer) that wants virtual addresses or provider keys
+ * sets them in the fi_info it opens the domain with. A domain without
+ * RMA and atomics keeps provider keys and virtual addresses: nobody
+ * addresses its memory, and provider keys never collide for local
+ * registrations.
  */
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
@@ -45,9 +57,15 @@ static int shm_mr_mode_bits(int mr_mode, uint32_t version)
 
 int shm_mr_mode_offer(uint32_t version, const struct fi_info *hints)
 {
+	int mr_mode;
+
 	if (!hints || !hints->domain_attr)
 		return SHM_MR_MODE;
-	return shm_mr_mode_bits(hints->domain_attr->mr_mode, version);
+	mr_mode = hints->domain_attr->mr_mode;
+	if (mr_mode == FI_MR_BASIC || mr_mode == FI_MR_SCALABLE ||
+	    (mr_mode == FI_MR_UNSPEC && FI_VERSION_LT(version, FI_VERSION(1, 5))))
+		return shm_mr_mode_bits(mr_mode, version);
+	return 0;
 }
 
 int shm_mr_mode_domain(const struct fi_info *info, uint32_t version)

@@ -156,7 +156,11 @@ static inline int shm_test_verify(const void *buf, uint64_t len, uint64_t seq)
  * caps, the mr_mode bits every test supports (SHM_TEST_MR_MODE in the
  * environment, a number, replaces them: 0 is what symmetric-heap PGAS
  * runtimes ask, offsets and their own keys), and the threading and
- * data_progress asked for (0: unspecified). */
+ * data_progress asked for (0: unspecified). shm answers offsets and
+ * application keys to any hints (shm_mr_mode.c); the tests run in the
+ * mode they name, so the fi_info they open gets the hints' choice bits
+ * back, as an application that wants virtual addresses and provider
+ * keys sets them. */
 static inline int shm_test_getinfo(uint64_t caps, enum fi_threading threading,
 				   enum fi_progress progress,
 				   struct fi_info **info_p)
@@ -179,6 +183,9 @@ static inline int shm_test_getinfo(uint64_t caps, enum fi_threading threading,
 	if (!ret && ((*info_p)->domain_attr->mr_mode &
 		     ~hints->domain_attr->mr_mode))
 		ret = -FI_ENODATA;
+	if (!ret)
+		(*info_p)->domain_attr->mr_mode = hints->domain_attr->mr_mode &
+			(FI_MR_VIRT_ADDR | FI_MR_PROV_KEY);
 	fi_freeinfo(hints);
 	return ret;
 }

@@ -17,9 +17,15 @@
  *              comes back
  *   appkeys    mr_mode 0 with RMA: the application's keys, refused when
  *              already in use in the domain (-FI_ENOKEY)
+ *   anymode    hints that offer every mr_mode bit with RMA (fabtests'
+ *              fi_multi_mr): the answer requires none of them, so the
+ *              client's own keys and offsets from 0 address two MRs, and
+ *              each MR's bound counter counts only the writes to it
  */
 #include <stdlib.h>
 #include <unistd.h>
+
+#include <rdma/fi_rma.h>
 
 #include "shm_conf_test.h"
 
@@ -216,6 +222,63 @@ static void t_appkeys(void)
 	SHM_CHECK(fi_close(&m2->fid) == 0);
 }
 
+/* Drive both endpoints until cntr reaches want. */
+static void cntr_reach(struct cep *a, struct cep *b, struct fid_cntr *cntr,
+		       uint64_t want)
+{
+	while (fi_cntr_read(cntr) < want) {
+		(void)fi_cq_read(a->tcq, NULL, 0);
+		(void)fi_cq_read(b->rcq, NULL, 0);
+	}
+}
+
+static void t_anymode(void)
+{
+	struct fi_info *h = hints_new(FI_MSG | FI_RMA | FI_RMA_EVENT, MR_ANY);
+	struct fi_cntr_attr ca = { .events = FI_CNTR_EVENTS_COMP };
+	static char dst[2][4096], src[4096];
+	struct fid_cntr *cntr[2];
+	struct fi_cq_tagged_entry e;
+	struct fid_mr *mr[2];
+	struct cep a, b;
+	fi_addr_t ab;
+
+	open_with(h);
+	SHM_CHECK(!(C.info->domain_attr->mr_mode &
+		    (FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_LOCAL |
+		     FI_MR_ALLOCATED)));
+	open2(&a, &b, NULL, NULL, &ab, NULL);
+	for (int i = 0; i < 2; i++) {
+		SHM_CHECK(fi_cntr_open(C.domain, &ca, &cntr[i], NULL) == 0);
+		SHM_CHECK(fi_mr_reg(C.domain, dst[i], sizeof(dst[i]),
+				    FI_REMOTE_WRITE, 0, i + 1, 0, &mr[i],
+				    NULL) == 0);
+		SHM_CHECK(fi_mr_key(mr[i]) == (uint64_t)i + 1);
+		SHM_CHECK(fi_mr_bind(mr[i], &cntr[i]->fid, FI_REMOTE_WRITE) ==
+			  0);
+	}
+	/* offset 0 of key 2, then the last 8 bytes of key 1 */
+	memset(src, 'w', sizeof(src));
+	SHM_CHECK(CONF_RETRY(a.tcq, fi_write(a.ep, src, sizeof(src), NULL, ab,
+					     0, 2, src)) == 0);
+	conf_wait(a.tcq, &e);
+	cntr_reach(&a, &b, cntr[1], 1);
+	SHM_CHECK(dst[1][0] == 'w' && dst[1][4095] == 'w' && dst[0][0] == 0);
+	SHM_CHECK(fi_cntr_read(cntr[0]) == 0);
+	SHM_CHECK(CONF_RETRY(a.tcq, fi_write(a.ep, src, 8, NULL, ab, 4088, 1,
+					     src)) == 0);
+	conf_wait(a.tcq, &e);
+	cntr_reach(&a, &b, cntr[0], 1);
+	SHM_CHECK(dst[0][4088] == 'w' && dst[0][4087] == 0);
+	SHM_CHECK(fi_cntr_read(cntr[1]) == 1);
+	for (int i = 0; i < 2; i++) {
+		SHM_CHECK(fi_close(&mr[i]->fid) == 0);
+		SHM_CHECK(fi_close(&cntr[i]->fid) == 0);
+	}
+	cep_close(&a);
+	cep_close(&b);
+}
+
 static const struct conf_scenario scenarios[] = {
 	{ "multirecv", t_multirecv },
 	{ "inject", t_inject },
@@ -223,6 +286,7 @@ static const struct conf_scenario scenarios[] = {
 	{ "mrlocal", t_mrlocal },
 	{ "tagformat", t_tagformat },
 	{ "appkeys", t_appkeys },
+	{ "anymode", t_anymode },
 };
 
 int main(int argc, char **argv)
