@@ -40,6 +40,7 @@ static int rxm_ep_cm_prepare(void *owner, struct rxm_conn *c,
 	struct rxm_ep *ep = owner;
 
 	(void)c;
+	ep->core_bound = true;
 	return fi_ep_bind(msg_ep, &ep->core_cq->fid, FI_TRANSMIT | FI_RECV);
 }
 
@@ -270,7 +271,8 @@ static int rxm_ep_transport_poll(struct rdm_ep *r, unsigned budget)
 	n = rxm_cm_progress(&ep->cm);
 	if (n > 0)
 		work += n;
-	work += rxm_ep_cq_drain(ep, budget ? budget : 64);
+	if (ep->core_bound)
+		work += rxm_ep_cq_drain(ep, budget ? budget : 64);
 	if (ep->rndv_wait)
 		work += rxm_ep_rndv_progress(ep);
 	if (ep->rndv_wwait)
