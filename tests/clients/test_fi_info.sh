@@ -160,7 +160,8 @@ EOF
 # Run one tool: $1 LD_LIBRARY_PATH, $2 tool, $3 output prefix, rest: words.
 # argv[0] is "fi_info" for both tools, since usage text and getopt messages
 # print it. shm addresses carry the pid and log lines the pid and time:
-# those are rewritten to fixed text, nothing else is.
+# those are rewritten to fixed text, and so are the lengths of an entry
+# whose address is the pid's (they count its digits), nothing else is.
 run_tool() {
 	local libdir=$1 tool=$2 out=$3
 	shift 3
@@ -183,6 +184,8 @@ run_tool() {
 	echo "exit status $?" >"$out.status"
 	pid=$(cat "$out.pid")
 	sed -i "s#fi_shm://$pid\\b#fi_shm://<pid>#g" "$out.stdout"
+	# an entry prints its lengths just before its addresses (fi_tostr)
+	perl -0pi -e 's/(src_addrlen: )\d+(\n\s*dest_addrlen: )\d+(\n\s*src_addr: fi_shm:\/\/<pid>\n)/$1<len>$2<len>$3/g' "$out.stdout"
 	sed -i -E 's/^libfabric:[0-9]+:[0-9]+::/libfabric:<pid>:<time>::/' "$out.stderr"
 }
 
