@@ -474,6 +474,13 @@ void pl_eq_unref(struct fid_eq *eq)
 		pl_fetch_sub_acq_rel(&PL_EQ(eq)->refs, 1);
 }
 
+bool pl_eq_pending(struct fid_eq *eq)
+{
+	if (!eq || eq->fid.ops != &pl_eq_fid_ops)
+		return true;
+	return pl_eq_ready(&PL_EQ(eq)->w);
+}
+
 struct pl_waitable *pl_eq_waitable(struct fid_eq *eq)
 {
 	return eq && eq->fid.ops == &pl_eq_fid_ops ? &PL_EQ(eq)->w : NULL;

@@ -47,6 +47,7 @@
  * out by readerr stays valid until the next readerr (fi_eq(3): readers
  * serialize error processing).
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -74,6 +75,12 @@ ssize_t pl_eq_write_error_owed(struct fid_eq *eq, fid_t fid, void *context,
 size_t pl_eq_purge_fid(struct fid_eq *eq, fid_t fid);
 void pl_eq_ref(struct fid_eq *eq);
 void pl_eq_unref(struct fid_eq *eq);
+/* A lock-free hint for a layered provider's poll: may eq hold an entry
+ * (event or error)? Acquire, pairing with the count's update under the
+ * EQ's lock, so an entry pushed before a wake-up is seen after it; a
+ * "no" may lag a concurrent push (the next call sees it). True for an
+ * EQ that is not a pl_eq (nothing to look at without reading it). */
+bool pl_eq_pending(struct fid_eq *eq);
 struct pl_waitable;
 /* the EQ's wait object; NULL when eq is not a pl_eq */
 struct pl_waitable *pl_eq_waitable(struct fid_eq *eq);

@@ -234,14 +234,18 @@ struct rxm_ep {
 	bool src_added;
 	struct fid_cq *core_cq;		/* every connection's sends and
 					 * receives */
-	/* a connection's endpoint was bound to core_cq (rxm_ep_cm_prepare):
-	 * until then the core CQ can hold nothing, and the transport's
-	 * poll skips reading it, which would pay a whole pass of the
-	 * core's progress context (a peer-to-peer job on one node over
-	 * shm never connects). Set once, never cleared (completions may
-	 * come after a connection closes). Written and read inside the
-	 * core's serialization (rdm_ep.h). */
-	bool core_bound;
+	/* 1 once a connection's endpoint was bound to core_cq
+	 * (rxm_ep_cm_prepare): until then the core CQ can hold nothing,
+	 * and the transport's poll skips reading it, which would pay a
+	 * whole pass of the core's progress context (a job whose peers are
+	 * all on one node, over shm, never connects); with it 0 and nothing
+	 * queued the transport is idle (rxm_ep_transport_idle). Set once,
+	 * never cleared (completions may come after a connection closes).
+	 * Written inside the core's serialization (rdm_ep.h), with a
+	 * relaxed store because queue_hint reads it without (a hint: the
+	 * binding happens under the lock, whose release orders it before
+	 * any pass that could find the core's completions). */
+	pl_atomic_u32 core_bound;
 	struct rxm_cm cm;
 	bool cm_open;
 	/* open only: fi_endpoint's source address (a listener's port the

@@ -11,6 +11,7 @@
 #include <rdma/fi_errno.h>
 
 #include "pl_av.h"
+#include "pl_eq.h"
 #include "pl_rcu.h"
 #include "rxm_ep.h"
 
@@ -40,7 +41,8 @@ static int rxm_ep_cm_prepare(void *owner, struct rxm_conn *c,
 	struct rxm_ep *ep = owner;
 
 	(void)c;
-	ep->core_bound = true;
+	/* relaxed: see rxm_ep.core_bound */
+	pl_store_relaxed(&ep->core_bound, 1u);
 	return fi_ep_bind(msg_ep, &ep->core_cq->fid, FI_TRANSMIT | FI_RECV);
 }
 
@@ -271,7 +273,7 @@ static int rxm_ep_transport_poll(struct rdm_ep *r, unsigned budget)
 	n = rxm_cm_progress(&ep->cm);
 	if (n > 0)
 		work += n;
-	if (ep->core_bound)
+	if (pl_load_relaxed(&ep->core_bound))
 		work += rxm_ep_cq_drain(ep, budget ? budget : 64);
 	if (ep->rndv_wait)
 		work += rxm_ep_rndv_progress(ep);
@@ -298,16 +300,30 @@ static int rxm_ep_transport_arm(struct rdm_ep *r)
 	return 0;
 }
 
+/* Idle: no connection ever bound to the core CQ (whose entries are
+ * only known by reading it) and nothing of ours waiting. Node-local
+ * traffic over shm needs no pass of ours: shm's own source matches it
+ * in our queue and completes it into our CQ, and sends listed for shm
+ * leave through rdm_transport_ops.unlocked, which every pass calls. */
 static bool rxm_ep_transport_idle(struct rdm_ep *r)
 {
-	(void)r;
-	return false;	/* the core CQ and EQ are only known by reading */
+	struct rxm_ep *ep = rxm_ep_of_rdm(r);
+
+	return !pl_load_relaxed(&ep->core_bound) && !ep->pend &&
+	       !ep->rndv_wait && !ep->rndv_wwait && !ep->rma_xwait;
 }
 
+/* Without the serialization: a connection bound to the core CQ (its
+ * traffic is only known by reading), or a connection event waiting on
+ * our EQ (pl_eq_pending: lock-free, true for a core EQ of another
+ * kind). */
 static bool rxm_ep_transport_queue_hint(struct rdm_ep *r)
 {
-	(void)r;
-	return true;
+	struct rxm_ep *ep = rxm_ep_of_rdm(r);
+
+	/* relaxed: see rxm_ep.core_bound */
+	return pl_load_relaxed(&ep->core_bound) || !ep->cm_open ||
+	       pl_eq_pending(ep->cm.eq);
 }
 
 const struct rdm_transport_ops rxm_ep_transport_ops = {
