@@ -323,9 +323,21 @@ int rxm_ep_send_core(struct rxm_ep *ep, struct rxm_conn *c,
 /* rdm_transport_ops.unlocked: hand the listed sends to shm. WITHOUT the
  * lock. */
 void rxm_ep_shm_flush(struct rdm_ep *r);
-/* Sends shm took so far (0 without shm): for tests, which prove the
- * route with it. Takes the lock. */
+/* Sends, RMA and atomics shm took so far (0 without shm). Takes the
+ * lock. */
 uint64_t rxm_ep_shm_posted(struct rxm_ep *ep);
+/* rxm_ep_shm_rma.c: RMA and atomics to node-local peers. May shm carry
+ * m (an atomic with more operands than shm takes at once may not)?
+ * Under the lock. */
+bool rxm_ep_shm_rma_fits(struct rxm_ep *ep, const struct rdm_rma_msg *m);
+/* Under the lock: list m for shm (to c's peer, peer->shm set); 1
+ * (rdm_ep_tx_done follows) or -FI_ENOMEM. */
+int rxm_ep_shm_rma(struct rxm_ep *ep, struct rxm_conn *c,
+		   const struct rdm_rma_msg *m);
+/* rxm_ep_transport.c: m to c over the core (connecting first); the
+ * transport's rma answers. Under the lock. */
+int rxm_ep_rma_core_route(struct rxm_ep *ep, struct rxm_conn *c,
+			  const struct rdm_rma_msg *m);
 
 /* rxm_ep_tx.c */
 void rxm_ep_hdr_fill(struct rxm_hdr *h, uint8_t op, uint16_t flags,
