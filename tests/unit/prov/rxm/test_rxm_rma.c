@@ -38,7 +38,6 @@
  * 64-bit words) still completes, by the core, and a TCP connection to
  * B appears.
  */
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -486,34 +485,6 @@ static void rma_all_atomics(struct ep **all, fi_addr_t dest,
 	CHECK(done_n >= 30);
 }
 
-/* ESTABLISHED TCP connections with port at either end (network byte
- * order in the name, host order here), from /proc/net/tcp and tcp6. */
-static int tcp_conns(const struct ep *e)
-{
-	static const char *const tables[2] = { "/proc/net/tcp",
-					       "/proc/net/tcp6" };
-	const struct sockaddr_in *sa = (const void *)e->name;
-	unsigned port = ntohs(sa->sin_port), lport, rport, st;
-	char line[512], laddr[64], raddr_s[64];
-	int n = 0, i;
-	FILE *f;
-
-	CHECK(sa->sin_family == AF_INET);
-	for (i = 0; i < 2; i++) {
-		f = fopen(tables[i], "r");
-		if (!f)
-			continue;	/* no IPv6 here */
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, " %*d: %63[0-9A-Fa-f]:%x "
-				   "%63[0-9A-Fa-f]:%x %x", laddr, &lport,
-				   raddr_s, &rport, &st) == 5 &&
-			    st == 1 && (lport == port || rport == port))
-				n++;
-		fclose(f);
-	}
-	return n;
-}
-
 /* More operands than shm carries in one request: by the core, which
  * connects to B; every word summed. */
 static void rma_wide_atomic(struct ep **all, fi_addr_t dest,
@@ -558,11 +529,11 @@ static int scn_rma(bool virt, bool shm)
 	rma_large(all, b_at_a, &t);
 	phase = "the route: a TCP connection to B over tcp, none over shm";
 	if (shm)
-		CHECK_EQ(tcp_conns(&b), 0);
+		CHECK_EQ(rxm_test_tcp_conns(&b), 0);
 	else
-		CHECK(tcp_conns(&b) > 0);
+		CHECK(rxm_test_tcp_conns(&b) > 0);
 	rma_wide_atomic(all, b_at_a, &t);
-	CHECK(tcp_conns(&b) > 0);
+	CHECK(rxm_test_tcp_conns(&b) > 0);
 	target_close(&t);
 	ep_close(&a);
 	ep_close(&b);
