@@ -217,7 +217,8 @@ struct rxm_peer {
 	struct rxm_rx *rndv_rx;		/* rendezvous receptions unfinished */
 	struct rxm_rma_xfer *rma_xfers;	/* RMA we move by the core */
 	size_t rxb_posted;		/* buffers posted on the connection */
-	/* node-local: messages go by shm to shm_dest (rxm_ep_shm.c);
+	/* node-local: messages, RMA and atomics go by shm to shm_dest
+	 * (rxm_ep_shm.c, rxm_ep_shm_rma.c);
 	 * under the lock. shm_ok: shm took a send for it, so a refusal is
 	 * a full queue, not a peer without shm (written and read by the
 	 * one flusher at a time, rxm_ep_shm_flush) */

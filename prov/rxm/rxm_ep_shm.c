@@ -25,7 +25,10 @@
  * (and the progress pass does before it takes it): that flush takes the
  * list under the lock and calls shm with the lock released. shm's
  * completion comes back under shm's lock and takes ours (shm, then rxm:
- * the same order as its arrivals).
+ * the same order as its arrivals). RMA and atomics (the core's rma op,
+ * also under our lock) are listed and flushed the same way, in one list
+ * with the sends, and the target's remote events come back through the
+ * same peer CQ and counters.
  *
  * Order between sends: one flusher at a time (flushing, under our lock);
  * one that finds another at work leaves its sends to it, and the worker
@@ -68,7 +71,7 @@ static void rxm_shm_inflight_del(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
 		t->inext->iprev = t->iprev;
 }
 
-/* A record for a send copying copy bytes. Under our lock. */
+/* A record for an operation copying copy bytes. Under our lock. */
 struct rxm_shm_tx *rxm_shm_tx_get(struct rxm_ep_shm *sh, size_t copy)
 {
 	struct rxm_shm_tx *t;
