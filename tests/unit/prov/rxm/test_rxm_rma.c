@@ -36,7 +36,7 @@
  * /proc/net/tcp and tcp6) while the tcp run establishes one; then an
  * atomic with more operands than shm carries at once (128 sums of
  * 64-bit words) still completes, by the core, and a TCP connection to
- * B appears.
+ * B appears. "shm_auto": the same with FI_PROGRESS_AUTO.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -584,11 +584,16 @@ static int scn_gone(void)
 
 int main(int argc, char **argv)
 {
-	bool shm = argc == 3 && !strcmp(argv[2], "shm");
+	bool shm = argc == 3 && (!strcmp(argv[2], "shm") ||
+				 !strcmp(argv[2], "shm_auto"));
 
 	/* before rxm_test_start, which pins tcp unless told */
 	if (shm)
 		CHECK_EQ(setenv("FI_OFI_RXM_USE_SHM", "1", 1), 0);
+	/* the domains' progress threads hand the listed operations to shm
+	 * and serve them while the test posts and checks */
+	if (shm && !strcmp(argv[2], "shm_auto"))
+		rxm_test_progress = FI_PROGRESS_AUTO;
 	rxm_test_start();
 	if (argc >= 2 && argc <= 3 && (argc == 2 || shm)) {
 		if (!strcmp(argv[1], "rma"))
@@ -598,6 +603,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], "rma_gone"))
 			return scn_gone();
 	}
-	fprintf(stderr, "usage: %s rma|rma_virt|rma_gone [shm]\n", argv[0]);
+	fprintf(stderr, "usage: %s rma|rma_virt|rma_gone [shm|shm_auto]\n",
+		argv[0]);
 	return 2;
 }

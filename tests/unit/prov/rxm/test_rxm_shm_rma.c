@@ -16,6 +16,8 @@
  *             connection to or from B's port was made. Then B dies
  *             without closing, and A's next read of it ends in an error
  *             completion, not a hang.
+ *   ... nocma  the same with FI_SHM_DISABLE_CMA=1: the 2 MiB go through
+ *             shm's bounce buffers instead of its single copy.
  *   fallback  B without shm (FI_OFI_RXM_USE_SHM=0 in the child): A's
  *             shm finds no endpoint by B's name, and the same
  *             operations (the very first an RMA) go over tcp instead,
@@ -243,12 +245,18 @@ static int scenario(bool fallback)
 
 int main(int argc, char **argv)
 {
+	bool nocma = argc == 3 && !strcmp(argv[2], "nocma");
+
 	CHECK_EQ(setenv("FI_OFI_RXM_USE_SHM", "1", 1), 0);
+	/* shm's bounce buffers instead of its single copy (both sides
+	 * read it: the child inherits it) */
+	if (nocma)
+		CHECK_EQ(setenv("FI_SHM_DISABLE_CMA", "1", 1), 0);
 	rxm_test_start();
-	if (argc == 2 && !strcmp(argv[1], "procs"))
+	if ((argc == 2 || nocma) && !strcmp(argv[1], "procs"))
 		return scenario(false);
-	if (argc == 2 && !strcmp(argv[1], "fallback"))
+	if ((argc == 2 || nocma) && !strcmp(argv[1], "fallback"))
 		return scenario(true);
-	fprintf(stderr, "usage: %s procs|fallback\n", argv[0]);
+	fprintf(stderr, "usage: %s procs|fallback [nocma]\n", argv[0]);
 	return 2;
 }
