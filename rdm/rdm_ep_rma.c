@@ -43,6 +43,10 @@ ssize_t rdm_ep_rma_submit(struct rdm_ep *ep, const struct rdm_ep_rma_req *r)
 	rdm_ep_lock(ep);
 	ret = rdm_ep_rma_submit_locked(ep, r);
 	rdm_ep_unlock(ep);
+	/* a transport that lists what it hands to a peer provider hands
+	 * it over now, with no lock of ours held (rdm_transport.h) */
+	if (PL_UNLIKELY(ep->tops->unlocked != NULL))
+		ep->tops->unlocked(ep);
 	return ret;
 }
 

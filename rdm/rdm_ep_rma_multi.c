@@ -139,5 +139,9 @@ ssize_t rdm_ep_rma_multi(struct rdm_ep *ep, enum rdm_rma_kind kind,
 		p->abandoned = true;
 	rdm_ep_rma_multi_put(ep, p);	/* the submission's reference */
 	rdm_ep_unlock(ep);
+	/* what the transport listed for a peer provider goes now, with no
+	 * lock of ours held (rdm_transport.h) */
+	if (ep->tops->unlocked)
+		ep->tops->unlocked(ep);
 	return ret;
 }

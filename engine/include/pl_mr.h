@@ -32,6 +32,9 @@
  *                                                                 publication
  *   ep, cntr, enabled     bind / enable         bind, enable,    control
  *                         (control path)        close            path only
+ *   twin                  pl_mr_set_twin,       bind, enable,    control
+ *                         before the MR is      close            path only
+ *                         handed out
  *   refs                  pl_mr_ref / unref     close            acq_rel RMW;
  *                         (any thread)                           acquire
  * bind, control and close are control-path calls: the application does
@@ -64,6 +67,9 @@ struct pl_mr {
 	struct fid_cntr *cntr;		/* control path: fi_mr_bind */
 	bool cntr_ref;			/* a pl_cntr_ref is held on cntr */
 	pl_atomic_int refs;		/* binders, any thread */
+	/* the same memory registered in a peer provider's domain under
+	 * the same key (pl_mr_set_twin), or NULL: control path only */
+	struct fid_mr *twin;
 	size_t iov_count;		/* registration only */
 	struct iovec iov[];		/* registration only */
 };
@@ -150,6 +156,20 @@ int pl_mr_control(struct fid *fid, int command, void *arg);
  * other command (the provider handles its own first).
  */
 int pl_mr_domain_control(struct pl_domain *dom, int command, void *arg);
+
+/*
+ * A twin: the same memory, registered by the provider in a peer
+ * provider's domain under the same key, so that a peer that carries
+ * remote accesses for it (ofi_rxm's shm for node-local initiators,
+ * prov/rxm/docs/provider.md) checks them against the same key, range
+ * and access. From then on the MR's fi_mr_bind of a counter binds it
+ * to the twin too (remote accesses through either count), fi_mr_enable
+ * enables the twin too, and fi_close closes the twin first (its error,
+ * -FI_EBUSY for one, leaves both open). Called by the provider right
+ * after registering mr, before the application has it. -FI_EINVAL for
+ * NULL arguments or a second twin.
+ */
+int pl_mr_set_twin(struct fid_mr *mr, struct fid_mr *twin);
 
 void pl_mr_ref(struct fid_mr *mr);	/* a bound MR refuses close */
 void pl_mr_unref(struct fid_mr *mr);

@@ -24,6 +24,15 @@ static int pl_mr_close(struct fid *fid)
 	/* acquire: pairs with the acq_rel decrement in pl_mr_unref */
 	if (pl_load_acquire(&mr->refs) != 0)
 		return -FI_EBUSY;
+	/* the twin first: once it is gone no peer reaches the memory, and
+	 * if it cannot go, both stay as they were */
+	if (mr->twin) {
+		int ret = fi_close(&mr->twin->fid);
+
+		if (ret)
+			return ret;
+		mr->twin = NULL;
+	}
 	pl_keymap_remove(mr->map, mr->key);
 	if (mr->cntr_ref) {
 		/* a remote access counting into the counter may still be
@@ -176,6 +185,19 @@ int pl_mr_regattr(struct pl_domain *dom, struct pl_keymap *map,
 	return pl_mr_create(dom, map, attr->mr_iov, attr->iov_count,
 			    attr->access, attr->requested_key, flags, mr_p,
 			    attr->context);
+}
+
+int pl_mr_set_twin(struct fid_mr *mr, struct fid_mr *twin)
+{
+	struct pl_mr *m;
+
+	if (!mr || !twin)
+		return -FI_EINVAL;
+	m = pl_container_of(mr, struct pl_mr, mr_fid);
+	if (m->twin)
+		return -FI_EINVAL;
+	m->twin = twin;
+	return 0;
 }
 
 void pl_mr_ref(struct fid_mr *mr)

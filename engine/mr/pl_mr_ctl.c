@@ -45,6 +45,13 @@ static int pl_mr_bind_cntr(struct pl_mr *mr, struct fid_cntr *c,
 		return -FI_EBADFLAGS;
 	if (mr->cntr)
 		return -FI_EALREADY;
+	/* the twin counts the remote accesses that reach the memory
+	 * through its provider (pl_mr_set_twin) */
+	if (mr->twin) {
+		ret = fi_mr_bind(mr->twin, &c->fid, flags);
+		if (ret)
+			return ret;
+	}
 	/* An engine counter (it has a waitable) is referenced, so its
 	 * fi_close answers -FI_EBUSY while this MR counts into it, and the
 	 * key map counts remote accesses into it (pl_keymap_count). */
@@ -89,6 +96,11 @@ static int pl_mr_enable(struct pl_mr *mr)
 		return 0;
 	if ((mr->dom->mr_mode & FI_MR_ENDPOINT) && !mr->ep)
 		return -FI_EOPBADSTATE;
+	if (mr->twin) {
+		ret = fi_mr_enable(mr->twin);
+		if (ret)
+			return ret;
+	}
 	ret = pl_keymap_enable(mr->map, mr->key);
 	if (ret)
 		return ret;

@@ -64,6 +64,23 @@ static int rxm_domain_close(struct fid *fid)
 	return 0;
 }
 
+/* A registration just made (ret 0, *mr_p) gets its shm twin; without
+ * one it is undone (rxm_shm_mr_twin). */
+static int rxm_domain_mr_done(struct rxm_domain *d, int ret,
+			      struct fid_mr **mr_p)
+{
+	if (ret)
+		return ret;
+	ret = rxm_shm_mr_twin(&d->shm, *mr_p);
+	if (ret) {
+		RXM_LOG_WARN(FI_LOG_MR, "no shm twin for a registration "
+			     "(%s): refused\n", fi_strerror(-ret));
+		(void)fi_close(&(*mr_p)->fid);
+		*mr_p = NULL;
+	}
+	return ret;
+}
+
 static int rxm_domain_mr_reg(struct fid *fid, const void *buf, size_t len,
 			     uint64_t access, uint64_t offset,
 			     uint64_t requested_key, uint64_t flags,
@@ -73,8 +90,10 @@ static int rxm_domain_mr_reg(struct fid *fid, const void *buf, size_t len,
 
 	if (!d)
 		return -FI_EINVAL;
-	return pl_mr_reg(&d->base, &d->keymap, buf, len, access, offset,
-			 requested_key, flags, mr_p, context);
+	return rxm_domain_mr_done(d, pl_mr_reg(&d->base, &d->keymap, buf, len,
+						access, offset, requested_key,
+						flags, mr_p, context),
+				  mr_p);
 }
 
 static int rxm_domain_mr_regv(struct fid *fid, const struct iovec *iov,
@@ -86,8 +105,11 @@ static int rxm_domain_mr_regv(struct fid *fid, const struct iovec *iov,
 
 	if (!d)
 		return -FI_EINVAL;
-	return pl_mr_regv(&d->base, &d->keymap, iov, count, access, offset,
-			  requested_key, flags, mr_p, context);
+	return rxm_domain_mr_done(d, pl_mr_regv(&d->base, &d->keymap, iov,
+						 count, access, offset,
+						 requested_key, flags, mr_p,
+						 context),
+				  mr_p);
 }
 
 static int rxm_domain_mr_regattr(struct fid *fid,
@@ -98,7 +120,9 @@ static int rxm_domain_mr_regattr(struct fid *fid,
 
 	if (!d)
 		return -FI_EINVAL;
-	return pl_mr_regattr(&d->base, &d->keymap, attr, flags, mr_p);
+	return rxm_domain_mr_done(d, pl_mr_regattr(&d->base, &d->keymap,
+						    attr, flags, mr_p),
+				  mr_p);
 }
 
 static int rxm_domain_control(struct fid *fid, int command, void *arg)

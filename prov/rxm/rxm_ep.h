@@ -217,7 +217,8 @@ struct rxm_peer {
 	struct rxm_rx *rndv_rx;		/* rendezvous receptions unfinished */
 	struct rxm_rma_xfer *rma_xfers;	/* RMA we move by the core */
 	size_t rxb_posted;		/* buffers posted on the connection */
-	/* node-local: messages go by shm to shm_dest (rxm_ep_shm.c);
+	/* node-local: messages, RMA and atomics go by shm to shm_dest
+	 * (rxm_ep_shm.c, rxm_ep_shm_rma.c);
 	 * under the lock. shm_ok: shm took a send for it, so a refusal is
 	 * a full queue, not a peer without shm (written and read by the
 	 * one flusher at a time, rxm_ep_shm_flush) */
@@ -335,9 +336,21 @@ int rxm_ep_send_core(struct rxm_ep *ep, struct rxm_conn *c,
 /* rdm_transport_ops.unlocked: hand the listed sends to shm. WITHOUT the
  * lock. */
 void rxm_ep_shm_flush(struct rdm_ep *r);
-/* Sends shm took so far (0 without shm): for tests, which prove the
- * route with it. Takes the lock. */
+/* Sends, RMA and atomics shm took so far (0 without shm). Takes the
+ * lock. */
 uint64_t rxm_ep_shm_posted(struct rxm_ep *ep);
+/* rxm_ep_shm_rma.c: RMA and atomics to node-local peers. May shm carry
+ * m (an atomic with more operands than shm takes at once may not)?
+ * Under the lock. */
+bool rxm_ep_shm_rma_fits(struct rxm_ep *ep, const struct rdm_rma_msg *m);
+/* Under the lock: list m for shm (to c's peer, peer->shm set); 1
+ * (rdm_ep_tx_done follows) or -FI_ENOMEM. */
+int rxm_ep_shm_rma(struct rxm_ep *ep, struct rxm_conn *c,
+		   const struct rdm_rma_msg *m);
+/* rxm_ep_transport.c: m to c over the core (connecting first); the
+ * transport's rma answers. Under the lock. */
+int rxm_ep_rma_core_route(struct rxm_ep *ep, struct rxm_conn *c,
+			  const struct rdm_rma_msg *m);
 
 /* rxm_ep_tx.c */
 void rxm_ep_hdr_fill(struct rxm_hdr *h, uint8_t op, uint16_t flags,

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * An rxm endpoint's shm endpoint, for node-local peers (rxm_shm.h,
- * rxm_ep.h "Node-local peers"): messages (tagged and untagged) to a peer
- * whose address is in the AV's shm twin go by shm; RMA and atomics stay
- * on the core.
+ * rxm_ep.h "Node-local peers"): messages (tagged and untagged), RMA and
+ * atomics (rxm_ep_shm_rma.c) to a peer whose address is in the AV's
+ * shm twin go by shm. The records are rxm_ep_shm.h's.
  *
  * Objects (made at enable, closed in reverse at close, shm endpoint
  * first): the shm endpoint, named from our own rxm address; bound to the
@@ -25,7 +25,10 @@
  * (and the progress pass does before it takes it): that flush takes the
  * list under the lock and calls shm with the lock released. shm's
  * completion comes back under shm's lock and takes ours (shm, then rxm:
- * the same order as its arrivals).
+ * the same order as its arrivals). RMA and atomics (the core's rma op,
+ * also under our lock) are listed and flushed the same way, in one list
+ * with the sends, and the target's remote events come back through the
+ * same peer CQ and counters.
  *
  * Order between sends: one flusher at a time (flushing, under our lock);
  * one that finds another at work leaves its sends to it, and the worker
@@ -47,49 +50,7 @@
 #include "rdm_peer_srx.h"
 #include "rxm_conn.h"
 #include "rxm_ep.h"
-
-/* Records whose copy fits this many bytes (an MPI message of a few
- * words, every inject) come from a free list, not from malloc per send;
- * at most RXM_SHM_TX_KEEP of them are kept. */
-#define RXM_SHM_TX_SMALL	256
-#define RXM_SHM_TX_KEEP		256
-
-/* A send handed to shm, or listed for it. */
-struct rxm_shm_tx {
-	struct rxm_shm_tx *next;		/* pend, or a flush's batch */
-	struct rxm_shm_tx *inext, *iprev;	/* inflight */
-	void *txe;			/* the core's (rdm_ep_tx_done) */
-	struct rxm_conn *conn;		/* the peer, for a fallback */
-	uint32_t rdm_flags;		/* the core's RDM_TX_* */
-	fi_addr_t dest;			/* in the twin */
-	uint64_t tag, data, flags;	/* fi_*sendmsg's flags */
-	bool tagged;
-	bool small;			/* bytes has RXM_SHM_TX_SMALL room */
-	size_t iov_count;
-	struct iovec iov[RXM_IOV_LIMIT];
-	uint8_t bytes[];		/* an inject's copy */
-};
-
-struct rxm_ep_shm {
-	struct rxm_ep *ep;
-	struct fid_ep *sep;		/* the shm endpoint */
-	struct fid_ep *srx;		/* shm's import of our queue */
-	struct fid_cq *tx_cq, *rx_cq;	/* shm's peer CQs */
-	struct fid_peer_cq tx_owner;	/* tx_cq's owner: us */
-	struct fi_ops_cq_owner tx_owner_ops;
-	/* under the rxm endpoint's lock: */
-	struct rxm_shm_tx *pend, *pend_tail;
-	struct rxm_shm_tx *inflight;	/* handed to shm, not completed */
-	bool flushing;
-	uint64_t posted;		/* sends shm took (rxm_ep_shm_posted) */
-	struct rxm_shm_tx *free_small;	/* small records to reuse */
-	unsigned nfree;
-	/* 1 while pend is not empty: written under the lock, read by the
-	 * flush before it takes the lock (relaxed: a hint; a 0 read late
-	 * leaves the list to the next flush, which the progress pass
-	 * makes) */
-	pl_atomic_u32 listed;
-};
+#include "rxm_ep_shm.h"
 
 static void rxm_shm_inflight_add(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
 {
@@ -110,8 +71,8 @@ static void rxm_shm_inflight_del(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
 		t->inext->iprev = t->iprev;
 }
 
-/* A record for a send copying copy bytes. Under our lock. */
-static struct rxm_shm_tx *rxm_shm_tx_get(struct rxm_ep_shm *sh, size_t copy)
+/* A record for an operation copying copy bytes. Under our lock. */
+struct rxm_shm_tx *rxm_shm_tx_get(struct rxm_ep_shm *sh, size_t copy)
 {
 	struct rxm_shm_tx *t;
 
@@ -128,7 +89,7 @@ static struct rxm_shm_tx *rxm_shm_tx_get(struct rxm_ep_shm *sh, size_t copy)
 }
 
 /* Under our lock. */
-static void rxm_shm_tx_put(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
+void rxm_shm_tx_put(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
 {
 	if (t->small && sh->nfree < RXM_SHM_TX_KEEP) {
 		t->next = sh->free_small;
@@ -192,6 +153,18 @@ bool rxm_ep_shm_peer(struct rxm_ep *ep, const void *addr, fi_addr_t *dest_p)
 	return true;
 }
 
+void rxm_shm_tx_list(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
+{
+	t->next = NULL;
+	if (sh->pend_tail)
+		sh->pend_tail->next = t;
+	else
+		sh->pend = t;
+	sh->pend_tail = t;
+	/* relaxed: see listed */
+	pl_store_relaxed(&sh->listed, 1u);
+}
+
 int rxm_ep_shm_send(struct rxm_ep *ep, struct rxm_conn *c,
 		    const struct rdm_tx_msg *msg)
 {
@@ -216,7 +189,7 @@ int rxm_ep_shm_send(struct rxm_ep *ep, struct rxm_conn *c,
 	t = rxm_shm_tx_get(sh, copy);
 	if (!t)
 		return -FI_ENOMEM;
-	t->next = NULL;
+	t->kind = RXM_SHM_TX_MSG;
 	t->txe = msg->context;
 	t->conn = c;
 	t->rdm_flags = msg->flags;
@@ -243,13 +216,7 @@ int rxm_ep_shm_send(struct rxm_ep *ep, struct rxm_conn *c,
 		memcpy(t->iov, msg->iov, msg->iov_count * sizeof(*t->iov));
 		t->iov_count = msg->iov_count;
 	}
-	if (sh->pend_tail)
-		sh->pend_tail->next = t;
-	else
-		sh->pend = t;
-	sh->pend_tail = t;
-	/* relaxed: see listed */
-	pl_store_relaxed(&sh->listed, 1u);
+	rxm_shm_tx_list(sh, t);
 	if (buffered && !(msg->flags & RDM_TX_INJECT))
 		rdm_ep_tx_done_early(&ep->rdm, msg->context);
 	return 1;	/* rdm_ep_tx_done follows */
@@ -270,6 +237,14 @@ static void rxm_shm_pend_core(struct rxm_ep *ep, struct rxm_ep_shm *sh)
 			continue;
 		}
 		*pp = t->next;
+		if (t->kind == RXM_SHM_TX_RMA) {
+			ret = rxm_shm_rma_core(ep, t);
+			if (ret != 1)
+				rdm_ep_tx_done(&ep->rdm, t->txe,
+					       ret > 0 ? 0 : ret);
+			rxm_shm_tx_put(sh, t);
+			continue;
+		}
 		struct rdm_tx_msg m = {
 			.iov = t->iov, .iov_count = t->iov_count,
 			.tag = t->tag, .cq_data = t->data,
@@ -284,9 +259,11 @@ static void rxm_shm_pend_core(struct rxm_ep *ep, struct rxm_ep_shm *sh)
 	}
 }
 
-/* One send to shm, without our lock. */
+/* One operation to shm, without our lock. */
 static ssize_t rxm_shm_tx_post(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
 {
+	if (t->kind == RXM_SHM_TX_RMA)
+		return rxm_shm_rma_post(sh, t);
 	if (t->tagged) {
 		struct fi_msg_tagged m = {
 			.msg_iov = t->iov, .iov_count = t->iov_count,
@@ -430,8 +407,16 @@ int rxm_ep_shm_open(struct rxm_ep *ep)
 	struct fi_peer_srx_context psrx = { .size = sizeof(psrx) };
 	char name[RXM_SHM_NAME_MAX];
 	struct rxm_ep_shm *sh;
-	struct fid_cntr *rcntr;
+	static const enum pl_ep_cntr_kind cntr_kind[3] = {
+		PL_EP_CNTR_RECV, PL_EP_CNTR_REMOTE_WRITE,
+		PL_EP_CNTR_REMOTE_READ,
+	};
+	static const uint64_t cntr_flag[3] = {
+		FI_RECV, FI_REMOTE_WRITE, FI_REMOTE_READ,
+	};
+	struct fid_cntr *cntr;
 	struct fid *exp;
+	size_t i;
 	const char *what;
 	int ret;
 
@@ -473,14 +458,18 @@ int rxm_ep_shm_open(struct rxm_ep *ep)
 		ret = fi_ep_bind(sh->sep, &sh->rx_cq->fid, FI_RECV);
 	if (ret)
 		goto err_ep;
-	/* 1.17's fi_peer has no peer counter: our receive counter itself
-	 * (an engine counter, as the application's fi_cntr_open on our
-	 * domain made it) counts shm's receives too. Sends complete
-	 * through us (rxm_shm_tx_write), which counts them. */
-	what = "the receive counter";
-	rcntr = pl_ep_cntr(&ep->rdm.base, PL_EP_CNTR_RECV);
-	if (rcntr) {
-		ret = fi_ep_bind(sh->sep, &rcntr->fid, FI_RECV);
+	/* 1.17's fi_peer has no peer counter: our receive and remote
+	 * access counters themselves (engine counters, as the
+	 * application's fi_cntr_open on our domain made them) count
+	 * shm's receives and the remote writes and reads shm serves for
+	 * us. Sends, RMA and atomics we start complete through us
+	 * (rxm_shm_tx_write), which counts them. */
+	what = "the receive and remote access counters";
+	for (i = 0; i < 3; i++) {
+		cntr = pl_ep_cntr(&ep->rdm.base, cntr_kind[i]);
+		if (!cntr)
+			continue;
+		ret = fi_ep_bind(sh->sep, &cntr->fid, cntr_flag[i]);
 		if (ret)
 			goto err_ep;
 	}

@@ -165,7 +165,7 @@ static int rxm_ep_transport_peer_open(struct rdm_ep *r, const void *addr,
 
 	if (!c || !(p = rxm_ep_peer(ep, c)))
 		return -FI_ENOMEM;
-	/* node-local: messages by shm (RMA stays on the core) */
+	/* node-local: messages, RMA and atomics by shm */
 	p->shm = rxm_ep_shm_peer(ep, addr, &p->shm_dest);
 	*tpeer_p = c;
 	return 0;
@@ -210,14 +210,25 @@ static int rxm_ep_transport_send(struct rdm_ep *r, void *tpeer,
 	return rxm_ep_send_core(ep, c, msg);
 }
 
+int rxm_ep_rma_core_route(struct rxm_ep *ep, struct rxm_conn *c,
+			  const struct rdm_rma_msg *m)
+{
+	int ret = rxm_ep_transport_connect(ep, c);
+
+	return ret ? ret : rxm_ep_rma_start(ep, c->owner_data, m);
+}
+
 static int rxm_ep_transport_rma(struct rdm_ep *r, void *tpeer,
 				const struct rdm_rma_msg *m)
 {
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
 	struct rxm_conn *c = tpeer;
-	int ret = rxm_ep_transport_connect(ep, c);
+	struct rxm_peer *p = c->owner_data;
 
-	return ret ? ret : rxm_ep_rma_start(ep, c->owner_data, m);
+	/* node-local: by shm too, but what shm cannot carry at once */
+	if (p->shm && rxm_ep_shm_rma_fits(ep, m))
+		return rxm_ep_shm_rma(ep, c, m);
+	return rxm_ep_rma_core_route(ep, c, m);
 }
 
 static int rxm_ep_transport_rx_deliver(struct rdm_ep *r, void *trx,

@@ -16,6 +16,7 @@
 #include "pl_compiler.h"
 #include "pl_domain.h"
 #include "pl_info.h"
+#include "pl_mr.h"
 #include "rxm_prov.h"
 #include "rxm_shm.h"
 
@@ -130,8 +131,14 @@ int rxm_shm_name(const struct rxm_shm_host *host, const struct sockaddr *sa,
 
 /* The shm entry for a peer of owner: RDM, messages of both kinds with
  * FI_SOURCE and directed receives (rxm's receive queue needs the
- * sender for both), threading and progress as the owner's (a peer
- * domain must run under the owner's, docs/peer.md). */
+ * sender for both), RMA and atomics both ways with their remote events
+ * (node-local RMA goes by shm, rxm_ep_shm_rma.c), threading and
+ * progress as the owner's (a peer domain must run under the owner's,
+ * docs/peer.md). Registration mode: the owner's addressing (a peer
+ * names our memory as the application's fi_info said, whichever
+ * transport carries the access) with keys chosen by the caller, which
+ * is rxm: each rxm MR is registered again with shm under its own key
+ * (rxm_shm_mr_twin). */
 static int rxm_shm_getinfo(const struct pl_domain *owner, uint32_t version,
 			   struct fi_info **info_p)
 {
@@ -141,7 +148,10 @@ static int rxm_shm_getinfo(const struct pl_domain *owner, uint32_t version,
 	if (!hints)
 		return -FI_ENOMEM;
 	hints->ep_attr->type = FI_EP_RDM;
-	hints->caps = FI_MSG | FI_TAGGED | FI_SOURCE | FI_DIRECTED_RECV;
+	hints->caps = FI_MSG | FI_TAGGED | FI_SOURCE | FI_DIRECTED_RECV |
+		      FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE |
+		      FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT;
+	hints->domain_attr->mr_mode = owner->mr_mode & FI_MR_VIRT_ADDR;
 	hints->fabric_attr->prov_name = strdup("shm");
 	hints->domain_attr->threading = owner->threading;
 	hints->domain_attr->data_progress = owner->data_progress;
@@ -159,6 +169,13 @@ static int rxm_shm_getinfo(const struct pl_domain *owner, uint32_t version,
 	/* exactly the owner's: what fi_domain2(FI_PEER) accepts */
 	info->domain_attr->threading = owner->threading;
 	info->domain_attr->data_progress = owner->data_progress;
+	/* offsets are FI_MR_SCALABLE, not 0: under an API before 1.5, 0
+	 * would mean the provider's choice (provider keys) */
+	info->domain_attr->mr_mode = (owner->mr_mode & FI_MR_VIRT_ADDR) ?
+				     FI_MR_VIRT_ADDR : FI_MR_SCALABLE;
+	/* every registration rxm accepts has its twin */
+	if (info->domain_attr->mr_iov_limit < owner->mr_iov_limit)
+		info->domain_attr->mr_iov_limit = owner->mr_iov_limit;
 	*info_p = info;
 	return 0;
 }
@@ -221,4 +238,28 @@ int rxm_shm_domain_close(struct rxm_shm_domain *sd)
 	rxm_shm_host_fini(&sd->host);
 	memset(sd, 0, sizeof(*sd));
 	return 0;
+}
+
+int rxm_shm_mr_twin(struct rxm_shm_domain *sd, struct fid_mr *mr)
+{
+	const struct pl_mr *m = pl_container_of(mr, struct pl_mr, mr_fid);
+	struct fi_mr_attr attr = {
+		.mr_iov = m->iov,
+		.iov_count = m->iov_count,
+		.access = m->access,
+		.requested_key = m->key,
+		.iface = FI_HMEM_SYSTEM,
+	};
+	struct fid_mr *twin;
+	int ret;
+
+	if (!sd->domain)
+		return 0;
+	ret = fi_mr_regattr(sd->domain, &attr, 0, &twin);
+	if (ret)
+		return ret;
+	ret = pl_mr_set_twin(mr, twin);
+	if (ret)
+		(void)fi_close(&twin->fid);
+	return ret;
 }

@@ -80,4 +80,14 @@ void rxm_shm_domain_open(struct rxm_shm_domain *sd,
  * its child). -FI_EBUSY leaves everything open. */
 int rxm_shm_domain_close(struct rxm_shm_domain *sd);
 
+/* Register the memory of mr, an engine MR of the rxm domain just made,
+ * with the shm domain under the same key, access and segments, as its
+ * twin (pl_mr_set_twin: closed, bound and enabled with it): an RMA or
+ * atomic a node-local peer sends through shm then meets the same
+ * checks as over the core. 0 without shm; -FI_E* (the caller closes
+ * mr and fails the registration: a key only one transport honours
+ * would make the transport visible). Control path. */
+struct fid_mr;
+int rxm_shm_mr_twin(struct rxm_shm_domain *sd, struct fid_mr *mr);
+
 #endif

@@ -19,7 +19,9 @@
  *   -FI_EOPNOTSUPP    an atomic (op, datatype) we do not do
  *   -FI_EINVAL        a malformed atomic request
  *
- * Remote events (FI_RMA_EVENT): a placed write increments the
+ * Remote events (FI_RMA_EVENT), each made before the initiator can
+ * learn that its operation completed (its completion implies them, as
+ * ofi_rxm's target over tcp does): a placed write increments the
  * FI_REMOTE_WRITE counter, a served read the FI_REMOTE_READ counter, an
  * atomic the one of its access (ATOMIC_READ: read, others: write); a
  * write with remote CQ data writes FI_RMA | FI_REMOTE_WRITE |
@@ -35,9 +37,7 @@
 
 static void shm_ep_rma_write_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 {
-	bool cq_data = rx->flags & SHM_XF_CQ_DATA;
-	uint64_t data = rx->cq_data, size = rx->size, len = 0;
-	uint64_t key = rx->key;	/* rx may be freed by deliver */
+	uint64_t size = rx->size, len = 0;
 	struct iovec iov;
 	void *dst;
 	int ret;
@@ -50,11 +50,10 @@ static void shm_ep_rma_write_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 	}
 	iov.iov_base = dst;
 	iov.iov_len = (size_t)size;
-	/* rx is freed (0, error) or kept until rma_done (1) */
-	ret = shm_xfer_rx_deliver(rx, &iov, 1, &len);
-	if (ret == 0)
-		rdm_rma_event(&ep->rdm, &ep->dom->keymap, key,
-			      FI_REMOTE_WRITE, cq_data, data, len);
+	/* rx is freed (0, error) or kept until it finishes (1); either
+	 * way its events come through rma_done, before the initiator is
+	 * told (shm_xfer.h) */
+	(void)shm_xfer_rx_deliver(rx, &iov, 1, &len);
 }
 
 static void shm_ep_rma_read_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
@@ -69,9 +68,11 @@ static void shm_ep_rma_read_in(struct shm_ep *ep, struct shm_xfer_rx *rx)
 		shm_xfer_rma_rx_reply(rx, NULL, 0, ret, false);
 		return;
 	}
-	shm_xfer_rma_rx_reply(rx, src, rx->size, 0, false);
+	/* counted before the initiator can learn of it (the reply may
+	 * complete it at once) */
 	rdm_rma_event(&ep->rdm, &ep->dom->keymap, key, FI_REMOTE_READ, false,
 		      0, 0);
+	shm_xfer_rma_rx_reply(rx, src, rx->size, 0, false);
 }
 
 static void shm_ep_atomic_in(struct shm_ep *ep, struct shm_xfer_rx *rx)

@@ -170,7 +170,9 @@ struct shm_xfer_ops {
 	 * shm_xfer_rma_rx_fail, a read or atomic with shm_xfer_rma_rx_reply. NULL: every RMA request
 	 * fails with -FI_EOPNOTSUPP. */
 	void (*rma_msg)(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx);
-	/* A write whose delivery returned 1 finished (as rx_done). */
+	/* An RMA write finished (as rx_done), whatever its delivery
+	 * returned: called once, before the initiator's ack leaves, so
+	 * that the target's events precede the initiator's completion. */
 	void (*rma_done)(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx,
 			 int status, uint64_t len);
 	/* Optional. A message whose bytes came in its command, with nothing

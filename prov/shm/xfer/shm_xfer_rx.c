@@ -134,10 +134,13 @@ static int shm_xfer_rx_deliver_cma(struct shm_xfer_rx *rx,
 		 * shm_xfer_split.c) */
 		((struct shm_rpeer *)rx->rpeer)->cma_read_ok = true;
 	status = got < 0 ? (int)got : (rx->size > cap ? -FI_ETRUNC : 0);
+	*len_p = got < 0 ? 0 : (uint64_t)got;
+	/* an RMA write's events before the initiator learns of it */
+	if (rx->flags & SHM_XF_RMA_WRITE)
+		shm_xfer_rx_done_cb(rx->ep, rx, status, *len_p);
 	/* the sender's status: its buffer was read, or the copy failed */
 	shm_xfer_ack(rx->ep, rx->rpeer, rx->xfer_id, got < 0 ? (int)got : 0,
 		     0, 0);
-	*len_p = got < 0 ? 0 : (uint64_t)got;
 	return status;
 }
 
@@ -157,9 +160,12 @@ int shm_xfer_rx_deliver(struct shm_xfer_rx *rx, const struct iovec *iov,
 	case SHM_PROTO_INLINE:
 		n = rx->size < cap ? rx->size : cap;
 		len = pl_iov_from_buf(iov, iov_count, 0, rx->data, n);
+		ret = rx->size > cap ? -FI_ETRUNC : 0;
+		/* an RMA write's events before the initiator learns of it */
+		if (rx->flags & SHM_XF_RMA_WRITE)
+			shm_xfer_rx_done_cb(ep, rx, ret, len);
 		if (rx->cmd_flags & SHM_CF_ACK)
 			shm_xfer_ack(ep, rx->rpeer, rx->xfer_id, 0, 0, 0);
-		ret = rx->size > cap ? -FI_ETRUNC : 0;
 		break;
 	case SHM_PROTO_CMA:
 		ret = shm_xfer_rx_deliver_cma(rx, iov, iov_count, cap, &len);

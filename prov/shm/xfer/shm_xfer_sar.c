@@ -178,11 +178,13 @@ void shm_xfer_sar_rx_finish(struct shm_xfer_rx *rx, int status)
 	uint32_t done = status == -FI_ECANCELED && rx->nchunks ?
 			1u + FI_ECONNRESET : 1u;
 
+	/* our side first (the receive's completion, an RMA write's
+	 * events), so that the sender's completion implies it */
+	if (status != -FI_ECANCELED && rx->nchunks)
+		shm_xfer_rx_done_cb(ep, rx, status, rx->copied);
 	/* R3, release: pairs with S3 */
 	pl_store_release(&shm_xfer_sar_rx_chan(rx)->done, done);
 	shm_xfer_ep_poke(ep, rp->region, &rp->wake);
-	if (status != -FI_ECANCELED && rx->nchunks)
-		shm_xfer_rx_done_cb(ep, rx, status, rx->copied);
 	shm_xfer_rx_free(rx);
 }
 

@@ -265,10 +265,12 @@ static void shm_split_finish(struct shm_xfer_ep *ep, struct shm_xfer_rx *rx)
 		shm_xfer_rx_cma_refused(rx);
 		return;
 	}
+	rx_status = status ? status : (rx->size > rx->cap ? -FI_ETRUNC : 0);
+	/* our side first (the receive's completion, an RMA write's
+	 * events), so that the sender's completion implies it */
+	shm_xfer_rx_done_cb(ep, rx, rx_status, status ? 0 : len);
 	/* the sender's status: its buffer was read, or the copy failed */
 	shm_xfer_ack(ep, rx->rpeer, rx->xfer_id, status, 0, 0);
-	rx_status = status ? status : (rx->size > rx->cap ? -FI_ETRUNC : 0);
-	shm_xfer_rx_done_cb(ep, rx, rx_status, status ? 0 : len);
 	shm_xfer_rx_free(rx);
 }
 

@@ -87,11 +87,58 @@ static void test_prov_key_and_bad_input(void **state)
 	pl_keymap_fini(&map);
 }
 
+/* A twin (pl_mr_set_twin) in another domain: closed first with its MR,
+ * and a twin that cannot close keeps both open. */
+static void test_twin(void **state)
+{
+	(void)state;
+	struct pl_domain *d1 = open_dom(FI_MR_VIRT_ADDR, FI_MR_VIRT_ADDR);
+	struct pl_domain *d2 = open_dom(FI_MR_VIRT_ADDR, FI_MR_VIRT_ADDR);
+	struct pl_keymap m1, m2;
+	struct fid_mr *mr, *twin, *other;
+
+	assert_int_equal(pl_keymap_init(&m1), 0);
+	assert_int_equal(pl_keymap_init(&m2), 0);
+	assert_int_equal(pl_mr_reg(d1, &m1, buf, 64, FI_REMOTE_WRITE, 0, 42,
+				   0, &mr, NULL), 0);
+	assert_int_equal(pl_mr_reg(d2, &m2, buf, 64, FI_REMOTE_WRITE, 0, 42,
+				   0, &twin, NULL), 0);
+	assert_int_equal(pl_mr_reg(d2, &m2, buf, 8, FI_REMOTE_WRITE, 0, 43,
+				   0, &other, NULL), 0);
+	assert_int_equal(pl_mr_set_twin(NULL, twin), -FI_EINVAL);
+	assert_int_equal(pl_mr_set_twin(mr, NULL), -FI_EINVAL);
+	assert_int_equal(pl_mr_set_twin(mr, twin), 0);
+	assert_int_equal(pl_mr_set_twin(mr, other), -FI_EINVAL);	/* one */
+	/* the twin busy: neither closes, both keys stay valid */
+	pl_mr_ref(twin);
+	assert_int_equal(fi_close(&mr->fid), -FI_EBUSY);
+	assert_int_equal(pl_keymap_check(&m1, 42, (uintptr_t)buf, 8,
+					 FI_REMOTE_WRITE, true, NULL), 0);
+	assert_int_equal(pl_keymap_check(&m2, 42, (uintptr_t)buf, 8,
+					 FI_REMOTE_WRITE, true, NULL), 0);
+	pl_mr_unref(twin);
+	/* the MR's close closes its twin: both keys go */
+	assert_int_equal(fi_close(&mr->fid), 0);
+	assert_int_equal(pl_keymap_check(&m1, 42, (uintptr_t)buf, 8,
+					 FI_REMOTE_WRITE, true, NULL),
+			 -FI_EKEYREJECTED);
+	assert_int_equal(pl_keymap_check(&m2, 42, (uintptr_t)buf, 8,
+					 FI_REMOTE_WRITE, true, NULL),
+			 -FI_EKEYREJECTED);
+	assert_int_equal(fi_close(&other->fid), 0);
+	/* no child left in either domain */
+	assert_int_equal(pl_domain_close(&d1->domain_fid.fid), 0);
+	assert_int_equal(pl_domain_close(&d2->domain_fid.fid), 0);
+	pl_keymap_fini(&m1);
+	pl_keymap_fini(&m2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_requested_key),
 		cmocka_unit_test(test_prov_key_and_bad_input),
+		cmocka_unit_test(test_twin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

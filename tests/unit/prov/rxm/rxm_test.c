@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The rxm endpoint tests' shared pieces (rxm_test.h). */
 #include <limits.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -189,4 +190,30 @@ void rxm_test_start(void)
 	check_propel();
 	signal(SIGALRM, on_alarm);
 	alarm(WATCH_S);
+}
+
+int rxm_test_tcp_conns(const struct ep *e)
+{
+	static const char *const tables[2] = { "/proc/net/tcp",
+					       "/proc/net/tcp6" };
+	const struct sockaddr_in *sa = (const void *)e->name;
+	unsigned port = ntohs(sa->sin_port), lport, rport, st;
+	char line[512], laddr[64], raddr[64];
+	int n = 0, i;
+	FILE *f;
+
+	CHECK(sa->sin_family == AF_INET);
+	for (i = 0; i < 2; i++) {
+		f = fopen(tables[i], "r");
+		if (!f)
+			continue;	/* no IPv6 here */
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, " %*d: %63[0-9A-Fa-f]:%x "
+				   "%63[0-9A-Fa-f]:%x %x", laddr, &lport,
+				   raddr, &rport, &st) == 5 &&
+			    st == 1 && (lport == port || rport == port))
+				n++;
+		fclose(f);
+	}
+	return n;
 }

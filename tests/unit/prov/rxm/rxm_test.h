@@ -75,6 +75,9 @@ void send_one(struct ep **all, int n, struct ep *a, const void *buf,
 void rxm_test_beat(void);
 /* Drive every endpoint once. */
 void drive(struct ep **all, int n);
+/* ESTABLISHED TCP connections (state 01 in /proc/net/tcp and tcp6) with
+ * e's port at either end: 0 proves that nothing reached e over tcp. */
+int rxm_test_tcp_conns(const struct ep *e);
 /* The checks every test main makes first: the library, the watchdog. */
 void rxm_test_start(void);
 

@@ -21,10 +21,22 @@
  *     fetch-sum, compare-swap, a fetching read with no operand, one on
  *     a read-only region refused); B's FI_REMOTE_WRITE counter counts
  *     each write once, whatever its size.
+ *     also: B's FI_REMOTE_READ counter once a read, a counter bound to
+ *     B's region (fi_mr_bind) once a write to it, a write and a read of
+ *     a region past 2 MiB with every byte checked, and one atomic of
+ *     every (op, datatype) pair fi_atomicvalid and its fetch and
+ *     compare variants offer, each a success.
  *   rma_gone   A's reads (one small, one by the core) wait for B, which
  *              closes: each completes exactly once (in error, the
  *              connection's end, unless B's close still answered it),
  *              nothing is lost or leaked.
+ * With a second argument "shm" (FI_OFI_RXM_USE_SHM=1) the same run goes
+ * through shm, B being node-local: proof that no byte took tcp is that
+ * no TCP connection to or from B's port is ever established (read from
+ * /proc/net/tcp and tcp6) while the tcp run establishes one; then an
+ * atomic with more operands than shm carries at once (128 sums of
+ * 64-bit words) still completes, by the core, and a TCP connection to
+ * B appears. "shm_auto": the same with FI_PROGRESS_AUTO.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,12 +51,15 @@
 #define TGT	(5 * 16384 + 999)	/* several buffers of the default */
 #define RW_KEY	7
 #define RO_KEY	8
+#define BIG_KEY	9
+#define BIG	(2 * 1024 * 1024 + 4097)	/* past 2 MiB, not aligned */
 
 struct target {
-	uint8_t *mem, *ro;
-	struct fid_mr *mr, *ro_mr;
-	struct fid_cntr *wcntr;
-	uint64_t key, ro_key;
+	uint8_t *mem, *ro, *big;
+	struct fid_mr *mr, *ro_mr, *big_mr;
+	/* B's endpoint: remote writes, remote reads; bound to mr */
+	struct fid_cntr *wcntr, *rcntr, *mrcntr;
+	uint64_t key, ro_key, big_key;
 	bool virt;
 };
 
@@ -62,12 +77,17 @@ static void target_open(struct ep *b, void *arg)
 
 	t->mem = calloc(1, TGT);
 	t->ro = calloc(1, 4096);
-	CHECK(t->mem && t->ro);
+	t->big = calloc(1, BIG);
+	CHECK(t->mem && t->ro && t->big);
 	CHECK_EQ(fi_mr_reg(b->domain, t->mem, TGT,
 			   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, RW_KEY, 0,
 			   &t->mr, NULL), 0);
 	CHECK_EQ(fi_mr_reg(b->domain, t->ro, 4096, FI_REMOTE_READ, 0, RO_KEY,
 			   0, &t->ro_mr, NULL), 0);
+	CHECK_EQ(fi_mr_reg(b->domain, t->big, BIG,
+			   FI_REMOTE_READ | FI_REMOTE_WRITE, 0, BIG_KEY, 0,
+			   &t->big_mr, NULL), 0);
+	t->big_key = fi_mr_key(t->big_mr);
 	/* the mode the domain runs in is the fi_info's */
 	CHECK_EQ(!!(b->info->domain_attr->mr_mode & FI_MR_VIRT_ADDR),
 		 t->virt);
@@ -81,14 +101,24 @@ static void target_open(struct ep *b, void *arg)
 	CHECK_EQ(fi_cntr_open(b->domain, &ca, &t->wcntr, NULL), 0);
 	CHECK_EQ(fi_ep_bind(b->ep, &t->wcntr->fid, FI_REMOTE_WRITE), 0);
 	b->extra[b->nextra++] = &t->wcntr->fid;
+	CHECK_EQ(fi_cntr_open(b->domain, &ca, &t->rcntr, NULL), 0);
+	CHECK_EQ(fi_ep_bind(b->ep, &t->rcntr->fid, FI_REMOTE_READ), 0);
+	b->extra[b->nextra++] = &t->rcntr->fid;
+	/* counts the remote writes and atomics that modify t->mem */
+	CHECK_EQ(fi_cntr_open(b->domain, &ca, &t->mrcntr, NULL), 0);
+	CHECK_EQ(fi_mr_bind(t->mr, &t->mrcntr->fid, FI_REMOTE_WRITE), 0);
 }
 
 static void target_close(struct target *t)
 {
 	CHECK_EQ(fi_close(&t->mr->fid), 0);
 	CHECK_EQ(fi_close(&t->ro_mr->fid), 0);
+	CHECK_EQ(fi_close(&t->big_mr->fid), 0);
+	/* the MR held it: its counter closes after the MR */
+	CHECK_EQ(fi_close(&t->mrcntr->fid), 0);
 	free(t->mem);
 	free(t->ro);
+	free(t->big);
 }
 
 /*
@@ -151,7 +181,7 @@ static void rma_data(struct ep **all, fi_addr_t dest, struct target *t)
 	struct fi_cq_tagged_entry e;
 	struct fi_cq_err_entry err;
 	struct ep *a = all[0], *b = all[1];
-	size_t i, writes = 0;
+	size_t i, writes = 0, reads = 0;
 
 	uint64_t seen = fi_cntr_read(t->wcntr);
 
@@ -173,6 +203,7 @@ static void rma_data(struct ep **all, fi_addr_t dest, struct target *t)
 			  t->key, in));
 	CHECK_EQ(done(all, in, FI_RMA | FI_READ), 0);
 	CHECK(!memcmp(in, t->mem, TGT));
+	reads++;
 
 	phase = "writedata: the data at B";
 	fill(out, 300, 9);
@@ -230,6 +261,7 @@ static void rma_data(struct ep **all, fi_addr_t dest, struct target *t)
 		CHECK(!memcmp(in, t->mem + 7, 10));
 		CHECK(!memcmp(in + 100, t->mem + 17, 20000));
 		CHECK(!memcmp(in + 30000, t->mem + 20017, 5));
+		reads++;
 	}
 
 	phase = "inject write, then a read that sees it";
@@ -242,9 +274,14 @@ static void rma_data(struct ep **all, fi_addr_t dest, struct target *t)
 			  raddr(t, t->mem, 900), t->key, in));
 	CHECK_EQ(done(all, in, FI_RMA | FI_READ), 0);
 	CHECK(!memcmp(out, out + 8, 8));
+	reads++;
 
 	phase = "B's remote write counter: once a write";
 	CHECK_EQ(fi_cntr_read(t->wcntr), writes);
+	phase = "the counter bound to B's region: once a write to it";
+	CHECK_EQ(fi_cntr_read(t->mrcntr), writes);
+	phase = "B's remote read counter: once a read";
+	CHECK_EQ(fi_cntr_read(t->rcntr), reads);
 	free(out);
 	free(in);
 }
@@ -366,7 +403,113 @@ static void rma_atomics(struct ep **all, fi_addr_t dest, struct target *t)
 	CHECK_EQ(*(uint64_t *)(void *)t->ro, 0);
 }
 
-static int scn_rma(bool virt)
+/* A write of all of B's large region, then a read of it back into
+ * fresh memory: every byte checked at B, then at A. */
+static void rma_large(struct ep **all, fi_addr_t dest, struct target *t)
+{
+	uint8_t *out = malloc(BIG), *in = calloc(1, BIG);
+	struct ep *a = all[0];
+
+	CHECK(out && in);
+	phase = "write past 2 MiB";
+	fill(out, BIG, 77);
+	POST(all, fi_write(a->ep, out, BIG, NULL, dest,
+			   raddr(t, t->big, 0), t->big_key, out));
+	CHECK_EQ(done(all, out, FI_RMA | FI_WRITE), 0);
+	CHECK(!memcmp(t->big, out, BIG));
+	phase = "read past 2 MiB";
+	POST(all, fi_read(a->ep, in, BIG, NULL, dest, raddr(t, t->big, 0),
+			  t->big_key, in));
+	CHECK_EQ(done(all, in, FI_RMA | FI_READ), 0);
+	CHECK(!memcmp(in, out, BIG));
+	free(out);
+	free(in);
+}
+
+/* One atomic of kind (0, FI_FETCH_ATOMIC, FI_COMPARE_ATOMIC) on one
+ * element of dt at B, operands zero: its completion status. */
+static int atomic_one(struct ep **all, fi_addr_t dest, struct target *t,
+		      enum fi_datatype dt, enum fi_op op, uint64_t kind)
+{
+	/* the largest element: a long double complex */
+	uint8_t opnd[64] = { 0 }, cmp[64] = { 0 }, res[64];
+	struct ep *a = all[0];
+	uint64_t at = raddr(t, t->mem, 4096);
+
+	memset(t->mem + 4096, 0, 64);
+	if (kind == FI_COMPARE_ATOMIC)
+		POST(all, fi_compare_atomic(a->ep, opnd, 1, NULL, cmp, NULL,
+					    res, NULL, dest, at, t->key, dt,
+					    op, res));
+	else if (kind == FI_FETCH_ATOMIC)
+		POST(all, fi_fetch_atomic(a->ep, opnd, 1, NULL, res, NULL,
+					  dest, at, t->key, dt, op, res));
+	else
+		POST(all, fi_atomic(a->ep, opnd, 1, NULL, dest, at, t->key,
+				    dt, op, res));
+	return done(all, res, FI_ATOMIC);
+}
+
+/* Every (op, datatype) pair A's endpoint offers, in each of the three
+ * calls, applied once: all succeed (none is refused by the transport
+ * that carried it). */
+static void rma_all_atomics(struct ep **all, fi_addr_t dest,
+			    struct target *t)
+{
+	static const uint64_t kinds[3] = { 0, FI_FETCH_ATOMIC,
+					   FI_COMPARE_ATOMIC };
+	struct ep *a = all[0];
+	size_t count, done_n = 0;
+	int dt, op, k, ret;
+
+	phase = "every (op, datatype) pair offered";
+	for (k = 0; k < 3; k++)
+		for (dt = 0; dt < FI_DATATYPE_LAST; dt++)
+			for (op = 0; op < FI_ATOMIC_OP_LAST; op++) {
+				count = 0;
+				ret = kinds[k] == FI_COMPARE_ATOMIC ?
+				      fi_compare_atomicvalid(a->ep, dt, op,
+							     &count) :
+				      kinds[k] == FI_FETCH_ATOMIC ?
+				      fi_fetch_atomicvalid(a->ep, dt, op,
+							   &count) :
+				      fi_atomicvalid(a->ep, dt, op, &count);
+				if (ret || !count)
+					continue;
+				CHECK_EQ(atomic_one(all, dest, t, dt, op,
+						    kinds[k]), 0);
+				done_n++;
+			}
+	/* sums, compare-swaps and reads of every integer and float type
+	 * at least */
+	CHECK(done_n >= 30);
+}
+
+/* More operands than shm carries in one request: by the core, which
+ * connects to B; every word summed. */
+static void rma_wide_atomic(struct ep **all, fi_addr_t dest,
+			    struct target *t)
+{
+	uint64_t v[128], *w = (uint64_t *)(void *)(t->mem + 8192);
+	struct ep *a = all[0];
+	size_t count = 0, i;
+
+	CHECK_EQ(fi_atomicvalid(a->ep, FI_UINT64, FI_SUM, &count), 0);
+	CHECK(count >= 128);
+	for (i = 0; i < 128; i++) {
+		w[i] = i;
+		v[i] = 1000 + i;
+	}
+	phase = "an atomic of 128 words";
+	POST(all, fi_atomic(a->ep, v, 128, NULL, dest,
+			    raddr(t, t->mem, 8192), t->key, FI_UINT64, FI_SUM,
+			    v));
+	CHECK_EQ(done(all, v, FI_ATOMIC | FI_WRITE), 0);
+	for (i = 0; i < 128; i++)
+		CHECK_EQ(w[i], 1000 + 2 * i);
+}
+
+static int scn_rma(bool virt, bool shm)
 {
 	int mode = virt ? FI_MR_VIRT_ADDR | FI_MR_PROV_KEY : 0;
 	struct ep a, b, *all[2] = { &a, &b };
@@ -382,6 +525,15 @@ static int scn_rma(bool virt)
 	rma_data(all, b_at_a, &t);
 	rma_refusals(all, b_at_a, &t);
 	rma_atomics(all, b_at_a, &t);
+	rma_all_atomics(all, b_at_a, &t);
+	rma_large(all, b_at_a, &t);
+	phase = "the route: a TCP connection to B over tcp, none over shm";
+	if (shm)
+		CHECK_EQ(rxm_test_tcp_conns(&b), 0);
+	else
+		CHECK(rxm_test_tcp_conns(&b) > 0);
+	rma_wide_atomic(all, b_at_a, &t);
+	CHECK(rxm_test_tcp_conns(&b) > 0);
 	target_close(&t);
 	ep_close(&a);
 	ep_close(&b);
@@ -432,13 +584,26 @@ static int scn_gone(void)
 
 int main(int argc, char **argv)
 {
+	bool shm = argc == 3 && (!strcmp(argv[2], "shm") ||
+				 !strcmp(argv[2], "shm_auto"));
+
+	/* before rxm_test_start, which pins tcp unless told */
+	if (shm)
+		CHECK_EQ(setenv("FI_OFI_RXM_USE_SHM", "1", 1), 0);
+	/* the domains' progress threads hand the listed operations to shm
+	 * and serve them while the test posts and checks */
+	if (shm && !strcmp(argv[2], "shm_auto"))
+		rxm_test_progress = FI_PROGRESS_AUTO;
 	rxm_test_start();
-	if (argc == 2 && !strcmp(argv[1], "rma"))
-		return scn_rma(false);
-	if (argc == 2 && !strcmp(argv[1], "rma_virt"))
-		return scn_rma(true);
-	if (argc == 2 && !strcmp(argv[1], "rma_gone"))
-		return scn_gone();
-	fprintf(stderr, "usage: %s rma|rma_virt|rma_gone\n", argv[0]);
+	if (argc >= 2 && argc <= 3 && (argc == 2 || shm)) {
+		if (!strcmp(argv[1], "rma"))
+			return scn_rma(false, shm);
+		if (!strcmp(argv[1], "rma_virt"))
+			return scn_rma(true, shm);
+		if (!strcmp(argv[1], "rma_gone"))
+			return scn_gone();
+	}
+	fprintf(stderr, "usage: %s rma|rma_virt|rma_gone [shm|shm_auto]\n",
+		argv[0]);
 	return 2;
 }
