@@ -126,8 +126,17 @@ int pl_pep_init(struct pl_pep *pep, struct fid_fabric *fabric,
 	return 0;
 }
 
-int pl_pep_bind(struct pl_pep *pep, struct fid *bfid, uint64_t flags)
+/* The pl_pep a passive endpoint's fid belongs to: pep_fid lies inside
+ * it, wherever the provider embeds the pl_pep. */
+static struct pl_pep *pl_pep_of_fid(struct fid *fid)
 {
+	return fid ? pl_container_of(fid, struct pl_pep, pep_fid.fid) : NULL;
+}
+
+int pl_pep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	struct pl_pep *pep = pl_pep_of_fid(fid);
+
 	if (!pep || !bfid || bfid->fclass != FI_CLASS_EQ || flags)
 		return -FI_EINVAL;
 	if (!pl_eq_waitable((struct fid_eq *)bfid))
@@ -139,9 +148,11 @@ int pl_pep_bind(struct pl_pep *pep, struct fid *bfid, uint64_t flags)
 	return 0;
 }
 
-int pl_pep_getopt(struct pl_pep *pep, int level, int optname, void *optval,
+int pl_pep_getopt(struct fid *fid, int level, int optname, void *optval,
 		  size_t *optlen)
 {
+	struct pl_pep *pep = pl_pep_of_fid(fid);
+
 	if (!pep || !optlen)
 		return -FI_EINVAL;
 	if (level != FI_OPT_ENDPOINT || optname != FI_OPT_CM_DATA_SIZE)
@@ -155,6 +166,17 @@ int pl_pep_getopt(struct pl_pep *pep, int level, int optname, void *optval,
 	memcpy(optval, &pep->cm_data_max, sizeof(size_t));
 	*optlen = sizeof(size_t);
 	return 0;
+}
+
+int pl_pep_setopt(struct fid *fid, int level, int optname,
+		  const void *optval, size_t optlen)
+{
+	(void)fid;
+	(void)level;
+	(void)optname;
+	(void)optval;
+	(void)optlen;
+	return -FI_ENOPROTOOPT;
 }
 
 void pl_pep_fini(struct pl_pep *pep)

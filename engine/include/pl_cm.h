@@ -85,14 +85,20 @@ struct pl_pep {
 int pl_pep_init(struct pl_pep *pep, struct fid_fabric *fabric,
 		const struct fi_info *info, size_t cm_data_max, void *context);
 
+/* The passive endpoint's fi_ops and fi_ops_ep members, for a provider's
+ * tables as they are (fid: the pep_fid's, wherever the pl_pep lies in
+ * the provider's object). */
 /* fi_pep_bind: an EQ only, flags 0. -FI_EINVAL otherwise, -FI_EALREADY
  * when one is bound. Takes a reference on the EQ. */
-int pl_pep_bind(struct pl_pep *pep, struct fid *bfid, uint64_t flags);
-
+int pl_pep_bind(struct fid *fid, struct fid *bfid, uint64_t flags);
 /* fi_getopt at FI_OPT_ENDPOINT: FI_OPT_CM_DATA_SIZE; -FI_ENOPROTOOPT for
  * the rest, -FI_EINVAL / -FI_ETOOSMALL as pl_ep_getopt. */
-int pl_pep_getopt(struct pl_pep *pep, int level, int optname, void *optval,
+int pl_pep_getopt(struct fid *fid, int level, int optname, void *optval,
 		  size_t *optlen);
+/* fi_setopt: no option can be set on a passive endpoint
+ * (-FI_ENOPROTOOPT). */
+int pl_pep_setopt(struct fid *fid, int level, int optname,
+		  const void *optval, size_t optlen);
 
 /* Drop the EQ reference and the info copy. */
 void pl_pep_fini(struct pl_pep *pep);

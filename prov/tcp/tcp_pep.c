@@ -347,34 +347,6 @@ static int tcp_pep_close(struct fid *fid)
 	return 0;
 }
 
-static int tcp_pep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
-{
-	struct tcp_pep *pep = pl_container_of(fid, struct tcp_pep,
-					      base.pep_fid.fid);
-
-	return pl_pep_bind(&pep->base, bfid, flags);
-}
-
-static int tcp_pep_getopt(fid_t fid, int level, int optname, void *optval,
-			  size_t *optlen)
-{
-	struct tcp_pep *pep = pl_container_of(fid, struct tcp_pep,
-					      base.pep_fid.fid);
-
-	return pl_pep_getopt(&pep->base, level, optname, optval, optlen);
-}
-
-static int tcp_pep_setopt(fid_t fid, int level, int optname,
-			  const void *optval, size_t optlen)
-{
-	(void)fid;
-	(void)level;
-	(void)optname;
-	(void)optval;
-	(void)optlen;
-	return -FI_ENOPROTOOPT;
-}
-
 /* Under pep->lock: a socket bound to pep->addr (the wildcard address of
  * IPv4 when none was given). 0 or -FI_E*. */
 static int tcp_pep_bind_socket(struct tcp_pep *pep)
@@ -539,7 +511,7 @@ static int tcp_pep_reject(struct fid_pep *pep_fid, fid_t handle,
 static struct fi_ops tcp_pep_fid_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = tcp_pep_close,
-	.bind = tcp_pep_bind,
+	.bind = pl_pep_bind,
 	.control = pl_fid_nosys_control,
 	.ops_open = pl_fid_nosys_ops_open,
 	.tostr = pl_fid_nosys_tostr,
@@ -549,8 +521,8 @@ static struct fi_ops tcp_pep_fid_ops = {
 static struct fi_ops_ep tcp_pep_ops = {
 	.size = sizeof(struct fi_ops_ep),
 	.cancel = pl_fid_nosys_ep_cancel,
-	.getopt = tcp_pep_getopt,
-	.setopt = tcp_pep_setopt,
+	.getopt = pl_pep_getopt,
+	.setopt = pl_pep_setopt,
 	.tx_ctx = pl_fid_nosys_ep_tx_ctx,
 	.rx_ctx = pl_fid_nosys_ep_rx_ctx,
 	.rx_size_left = pl_fid_nosys_ep_rx_size_left,

@@ -200,34 +200,6 @@ static int vrb_pep_close(struct fid *fid)
 	return 0;
 }
 
-static int vrb_pep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
-{
-	struct vrb_pep *pep = pl_container_of(fid, struct vrb_pep,
-					      base.pep_fid.fid);
-
-	return pl_pep_bind(&pep->base, bfid, flags);
-}
-
-static int vrb_pep_getopt(fid_t fid, int level, int optname, void *optval,
-			  size_t *optlen)
-{
-	struct vrb_pep *pep = pl_container_of(fid, struct vrb_pep,
-					      base.pep_fid.fid);
-
-	return pl_pep_getopt(&pep->base, level, optname, optval, optlen);
-}
-
-static int vrb_pep_setopt(fid_t fid, int level, int optname,
-			  const void *optval, size_t optlen)
-{
-	(void)fid;
-	(void)level;
-	(void)optname;
-	(void)optval;
-	(void)optlen;
-	return -FI_ENOPROTOOPT;
-}
-
 static int vrb_pep_do_bind(struct vrb_pep *pep, const struct sockaddr *sa)
 {
 	struct sockaddr_in any = { .sin_family = AF_INET };
@@ -307,7 +279,7 @@ static int vrb_pep_reject(struct fid_pep *pep_fid, fid_t handle,
 static struct fi_ops vrb_pep_fid_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = vrb_pep_close,
-	.bind = vrb_pep_bind,
+	.bind = pl_pep_bind,
 	.control = pl_fid_nosys_control,
 	.ops_open = pl_fid_nosys_ops_open,
 	.tostr = pl_fid_nosys_tostr,
@@ -317,8 +289,8 @@ static struct fi_ops vrb_pep_fid_ops = {
 static struct fi_ops_ep vrb_pep_ops = {
 	.size = sizeof(struct fi_ops_ep),
 	.cancel = pl_fid_nosys_ep_cancel,
-	.getopt = vrb_pep_getopt,
-	.setopt = vrb_pep_setopt,
+	.getopt = pl_pep_getopt,
+	.setopt = pl_pep_setopt,
 	.tx_ctx = pl_fid_nosys_ep_tx_ctx,
 	.rx_ctx = pl_fid_nosys_ep_rx_ctx,
 	.rx_size_left = pl_fid_nosys_ep_rx_size_left,
