@@ -16,16 +16,16 @@
 #include "pl_mrc.h"
 #include "vrb_prov.h"
 
-void vrb_ep_sge_release(struct vrb_ep *ep, struct vrb_sgl *sgl)
+void vrb_ep_sge_release(struct vrb_domain *dom, struct vrb_sgl *sgl)
 {
 	int i;
 
 	for (i = 0; i < sgl->nmrc; i++)
-		pl_mrc_put(ep->dom->mrc, sgl->mrc[i]);
+		pl_mrc_put(dom->mrc, sgl->mrc[i]);
 	sgl->nmrc = 0;
 }
 
-int vrb_ep_sge_fill(struct vrb_ep *ep, struct vrb_sgl *sgl, size_t max,
+int vrb_ep_sge_fill(struct vrb_domain *dom, struct vrb_sgl *sgl, size_t max,
 		    const struct iovec *iov, void **desc, size_t count,
 		    size_t inline_max, uint64_t access)
 {
@@ -64,7 +64,7 @@ int vrb_ep_sge_fill(struct vrb_ep *ep, struct vrb_sgl *sgl, size_t max,
 			ret = -FI_EINVAL;
 			goto err;
 		}
-		ret = pl_mrc_get(ep->dom->mrc, iov[i].iov_base,
+		ret = pl_mrc_get(dom->mrc, iov[i].iov_base,
 				 iov[i].iov_len, access, &e);
 		if (ret)
 			goto err;
@@ -75,6 +75,6 @@ int vrb_ep_sge_fill(struct vrb_ep *ep, struct vrb_sgl *sgl, size_t max,
 	sgl->len = len;
 	return 0;
 err:
-	vrb_ep_sge_release(ep, sgl);
+	vrb_ep_sge_release(dom, sgl);
 	return ret;
 }

@@ -206,7 +206,10 @@ static void vrb_info_attrs(struct fi_info *info, const struct ibv_device_attr *a
 	info->domain_attr->rx_ctx_cnt = (size_t)a->max_qp;
 	info->domain_attr->max_ep_tx_ctx = 1;
 	info->domain_attr->max_ep_rx_ctx = 1;
-	info->domain_attr->max_ep_srx_ctx = 0;
+	/* fi_srx_context is an SRQ: as many as the device makes (an
+	 * endpoint binds one, rx_ctx_cnt FI_SHARED_CONTEXT) */
+	info->domain_attr->max_ep_srx_ctx = a->max_srq > 0 && a->max_srq_wr > 0 ?
+					    (size_t)a->max_srq : 0;
 	info->domain_attr->mr_iov_limit = 1;
 	info->domain_attr->mr_cnt = (size_t)a->max_mr;
 }
