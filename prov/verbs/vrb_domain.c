@@ -85,6 +85,9 @@ int vrb_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		return -FI_EINVAL;
 	if (!info->domain_attr->name)
 		return -FI_EINVAL;
+	ret = vrb_fork_check();
+	if (ret)
+		return ret;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -FI_ENOMEM;

@@ -427,6 +427,9 @@ int vrb_ep_open(struct fid_domain *domain, struct fi_info *info,
 	if (info->handle && info->handle->fclass != FI_CLASS_CONNREQ &&
 	    info->handle->fclass != FI_CLASS_PEP)
 		return -FI_EINVAL;
+	ret = vrb_fork_check();
+	if (ret)
+		return ret;
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return -FI_ENOMEM;

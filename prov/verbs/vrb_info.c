@@ -395,6 +395,8 @@ int vrb_info_get(uint32_t version, const char *node, const char *service,
 	    hints->addr_format != FI_SOCKADDR_IN &&
 	    hints->addr_format != FI_SOCKADDR_IN6)
 		return -FI_ENODATA;
+	if (vrb_fork_check())
+		return -FI_ENODATA;	/* a forked child: warned */
 	ret = vrb_info_addrs(&r, node, service, flags);
 	if (ret)
 		return ret;

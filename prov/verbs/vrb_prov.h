@@ -182,6 +182,12 @@ struct vrb_ep {
 	uint64_t atomic_scratch;
 };
 
+/* ---- fork (vrb_fork.c) ---- */
+/* Before any use of rdma-core: sets fork safety up once per process
+ * (before the first registration). -FI_EOPNOTSUPP in a child forked
+ * from a process that used rdma-core (warned), else 0. Control path. */
+int vrb_fork_check(void);
+
 /* ---- fabric (vrb_fabric.c) ---- */
 int vrb_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 		    void *context);
