@@ -45,11 +45,25 @@ int vrb_ep_sge_fill(struct vrb_domain *dom, struct vrb_sgl *sgl, size_t max,
 		len += iov[i].iov_len;
 	}
 	for (i = 0; i < count; i++) {
-		struct ibv_sge *s = &sgl->sge[i];
+		struct ibv_sge *s = &sgl->sge[sgl->n];
 
+		/* no entry for an empty buffer: some devices read a zero
+		 * length in a scatter-gather entry as 2 GiB */
+		if (!iov[i].iov_len)
+			continue;
+		/* a receive buffer at NULL without a descriptor holds
+		 * nothing: only an empty message fits (a longer one
+		 * completes in error). fabtests' fi_shared_ctx posts
+		 * such receives for its empty messages. */
+		if (access == FI_RECV && !iov[i].iov_base &&
+		    !(desc && desc[i])) {
+			len -= iov[i].iov_len;
+			continue;
+		}
 		s->addr = (uintptr_t)iov[i].iov_base;
 		s->length = (uint32_t)iov[i].iov_len;
 		s->lkey = 0;
+		sgl->n++;
 		if (desc && desc[i]) {
 			s->lkey = vrb_mr_lkey(desc[i], &ok);
 			if (!ok) {
@@ -58,8 +72,8 @@ int vrb_ep_sge_fill(struct vrb_domain *dom, struct vrb_sgl *sgl, size_t max,
 			}
 			continue;
 		}
-		if (!iov[i].iov_len || len <= inline_max)
-			continue;	/* nothing for the device to map */
+		if (len <= inline_max)
+			continue;	/* the device copies it at the post */
 		if (!iov[i].iov_base) {
 			ret = -FI_EINVAL;
 			goto err;
@@ -71,7 +85,6 @@ int vrb_ep_sge_fill(struct vrb_domain *dom, struct vrb_sgl *sgl, size_t max,
 		sgl->mrc[sgl->nmrc++] = e;
 		s->lkey = vrb_mr_cache_mr(e)->lkey;
 	}
-	sgl->n = (int)count;
 	sgl->len = len;
 	return 0;
 err:

@@ -16,6 +16,9 @@
  *           one still posted at fi_close completes with FI_ECANCELED
  *           there; one flushed by the peer's disconnect completes with
  *           FI_ECANCELED; a context not posted (or a send) -FI_ENOENT
+ *   empty   a receive at NULL without a descriptor (fabtests'
+ *           fi_shared_ctx posts them for its empty messages) takes an
+ *           empty message, and a longer one completes it in error
  * Exit 0: pass; 77: no verbs device here (skipped, says why); 1: fail.
  */
 #include "vrb_test_conn.h"
@@ -208,6 +211,39 @@ static void scenario_cancel(void)
 	vt_close(&t);
 }
 
+static void scenario_empty(void)
+{
+	char sbuf[16] = "not empty";
+	struct fi_cq_data_entry e;
+	struct fi_cq_err_entry err;
+	struct fid_mr *smr;
+	struct vt_conn c;
+	int r0, r1, sctx, ret;
+	struct vt t;
+
+	vt_open(&t, NULL);
+	smr = vt_reg(&t, sbuf, sizeof(sbuf), FI_SEND);
+	vt_connect(&t, &c, NULL);
+	CHECK(fi_recv(c.srv, NULL, 256, NULL, 0, &r0));
+	CHECK(fi_send(c.cli, NULL, 0, NULL, 0, &sctx));
+	CHECK(vt_cq_wait(c.ccq, &e, &err));
+	CHECK(vt_cq_wait(c.scq, &e, &err));
+	EXPECT(e.op_context == &r0 && e.len == 0);
+	CHECK(fi_recv(c.srv, NULL, 256, NULL, 0, &r1));
+	CHECK(fi_send(c.cli, sbuf, 10, fi_mr_desc(smr), 0, &sctx));
+	/* FI_ETRUNC where the device says "local length" (rxe says
+	 * "local QP operation": FI_EIO); never a success */
+	ret = vt_cq_wait(c.scq, &e, &err);
+	if (ret != -FI_ETRUNC && ret != -FI_EIO)
+		vt_fail("a 10-byte message in an empty receive: %d (%s), "
+			"prov_errno %d, not an error", ret, fi_strerror(-ret),
+			err.prov_errno);
+	EXPECT(err.op_context == &r1);
+	vt_conn_close(&t, &c);
+	CHECK(fi_close(&smr->fid));
+	vt_close(&t);
+}
+
 int main(int argc, char **argv)
 {
 	const char *s = argc > 1 ? argv[1] : "srx";
@@ -216,6 +252,8 @@ int main(int argc, char **argv)
 		scenario_srx();
 	else if (!strcmp(s, "cancel"))
 		scenario_cancel();
+	else if (!strcmp(s, "empty"))
+		scenario_empty();
 	else {
 		fprintf(stderr, "unknown scenario %s\n", s);
 		return 2;
