@@ -55,10 +55,15 @@ int vrb_ep_sge_fill(struct vrb_domain *dom, struct vrb_sgl *sgl, size_t max,
 		 * nothing: only an empty message fits (a longer one
 		 * completes in error). fabtests' fi_shared_ctx posts
 		 * such receives for its empty messages. */
-		if (access == FI_RECV && !iov[i].iov_base &&
-		    !(desc && desc[i])) {
-			len -= iov[i].iov_len;
-			continue;
+		if (!iov[i].iov_base) {
+			if (access == FI_RECV && !(desc && desc[i])) {
+				len -= iov[i].iov_len;
+				continue;
+			}
+			/* nothing to send from (an inline copy would fault),
+			 * nothing a descriptor can cover */
+			ret = -FI_EINVAL;
+			goto err;
 		}
 		s->addr = (uintptr_t)iov[i].iov_base;
 		s->length = (uint32_t)iov[i].iov_len;
@@ -74,10 +79,6 @@ int vrb_ep_sge_fill(struct vrb_domain *dom, struct vrb_sgl *sgl, size_t max,
 		}
 		if (len <= inline_max)
 			continue;	/* the device copies it at the post */
-		if (!iov[i].iov_base) {
-			ret = -FI_EINVAL;
-			goto err;
-		}
 		ret = pl_mrc_get(dom->mrc, iov[i].iov_base,
 				 iov[i].iov_len, access, &e);
 		if (ret)

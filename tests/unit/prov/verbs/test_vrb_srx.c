@@ -229,6 +229,9 @@ static void scenario_empty(void)
 	CHECK(vt_cq_wait(c.ccq, &e, &err));
 	CHECK(vt_cq_wait(c.scq, &e, &err));
 	EXPECT(e.op_context == &r0 && e.len == 0);
+	/* bad arguments, no crash: nothing to send from (inline size) */
+	EXPECT(fi_send(c.cli, NULL, 10, NULL, 0, &sctx) == -FI_EINVAL);
+	EXPECT(fi_inject(c.cli, NULL, 10, 0) == -FI_EINVAL);
 	CHECK(fi_recv(c.srv, NULL, 256, NULL, 0, &r1));
 	CHECK(fi_send(c.cli, sbuf, 10, fi_mr_desc(smr), 0, &sctx));
 	/* FI_ETRUNC where the device says "local length" (rxe says
