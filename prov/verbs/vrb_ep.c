@@ -222,7 +222,7 @@ static int vrb_ep_close(struct fid *fid)
 	/* before the QP goes (a device may purge a destroyed QP's
 	 * completions from its CQ); the QP is in the error state or never
 	 * connected, so no message lands after this */
-	vrb_ep_cq_drain_srx(ep);
+	vrb_ep_cq_drain(ep);
 	/* the QP, which is rdma_cm's, goes before its id */
 	if (ep->id) {
 		if (ep->id->qp)

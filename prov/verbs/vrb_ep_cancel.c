@@ -12,8 +12,11 @@
  *  - flushed (fi_shutdown, the peer's disconnect, an error), it
  *    completes with FI_ECANCELED, as every flushed operation does;
  *  - still posted when the endpoint closes, it completes with
- *    FI_ECANCELED on the receive CQ then (uncanceled ones go silently,
- *    as fi_close(3) allows).
+ *    FI_ECANCELED then, as every operation still pending does (so the
+ *    CQs, which outlive the endpoint, account for every buffer: rxm
+ *    frees its receive buffers on those completions, as over tcp).
+ * The mark matters for a receive posted without FI_COMPLETION under
+ * FI_SELECTIVE_COMPLETION: canceled, it is reported at close too.
  * Sends, RMA and atomics are on the wire as soon as they are posted:
  * they are not cancelable and, like a context nothing was posted with,
  * answer -FI_ENOENT. So does a receive already canceled.
@@ -53,37 +56,46 @@ ssize_t vrb_ep_cancel(fid_t fid, void *context)
 	return ret;
 }
 
+/* One pending operation of a closing endpoint: its registrations go
+ * back; FI_ECANCELED on cq unless it asked for no completion (an
+ * inject, or FI_SELECTIVE_COMPLETION without FI_COMPLETION) and was not
+ * canceled. */
+static void vrb_ep_cancel_one(struct vrb_ep *ep, struct vrb_op *op,
+			      struct pl_mrc_entry **mrc, struct fid_cq *cq)
+{
+	struct fi_cq_err_entry err;
+	int i;
+
+	for (i = 0; i < op->nmrc; i++)
+		pl_mrc_put(ep->dom->mrc, mrc[i]);
+	if (!cq || !(op->report || op->canceled))
+		return;
+	memset(&err, 0, sizeof(err));
+	err.op_context = op->context;
+	err.flags = op->flags;
+	err.buf = op->buf;
+	err.err = FI_ECANCELED;
+	(void)pl_cq_write_err(cq, &err, FI_ADDR_NOTAVAIL);
+}
+
 /* Under no lock: fi_close, after the QP is destroyed and the progress
  * source removed, so nothing else reads or writes the rings. */
 void vrb_ep_cancel_flush(struct vrb_ep *ep)
 {
-	struct fi_cq_err_entry err;
-	struct vrb_op *op;
 	uint64_t s;
 	size_t slot;
-	int i;
 
 	for (s = ep->tx_tail; s != ep->tx_head; s++) {
 		slot = s % ep->tx_size;
-		for (i = 0; i < ep->tx_ops[slot].nmrc; i++)
-			pl_mrc_put(ep->dom->mrc,
-				   ep->tx_mrc[slot * ep->tx_iov_limit + i]);
+		vrb_ep_cancel_one(ep, &ep->tx_ops[slot],
+				  &ep->tx_mrc[slot * ep->tx_iov_limit],
+				  ep->base.tx_cq);
 	}
 	for (s = ep->rx_tail; s != ep->rx_head; s++) {
 		slot = s % ep->rx_size;
-		op = &ep->rx_ops[slot];
-		for (i = 0; i < op->nmrc; i++)
-			pl_mrc_put(ep->dom->mrc,
-				   ep->rx_mrc[slot * ep->rx_iov_limit + i]);
-		if (!op->canceled || !ep->base.rx_cq)
-			continue;
-		memset(&err, 0, sizeof(err));
-		err.op_context = op->context;
-		err.flags = op->flags;
-		err.len = 0;
-		err.buf = op->buf;
-		err.err = FI_ECANCELED;
-		(void)pl_cq_write_err(ep->base.rx_cq, &err, FI_ADDR_NOTAVAIL);
+		vrb_ep_cancel_one(ep, &ep->rx_ops[slot],
+				  &ep->rx_mrc[slot * ep->rx_iov_limit],
+				  ep->base.rx_cq);
 	}
 	ep->tx_tail = ep->tx_head;
 	ep->rx_tail = ep->rx_head;

@@ -208,20 +208,17 @@ int vrb_ep_cq_arm(struct pl_progress_source *src)
 	return 0;
 }
 
-void vrb_ep_cq_drain_srx(struct vrb_ep *ep)
+void vrb_ep_cq_drain(struct vrb_ep *ep)
 {
 	struct ibv_wc wc[VRB_STASH_MAX];
 	int i, n;
 
-	if (!ep->srx || !ep->cq)
+	if (!ep->cq)
 		return;
-	/* sends are left in the ring for vrb_ep_cancel_flush */
 	for (i = 0; i < ep->nstash; i++)
-		if (ep->stash[i].wr_id & 1)
-			vrb_ep_cq_one(ep, &ep->stash[i]);
+		vrb_ep_cq_one(ep, &ep->stash[i]);
 	ep->nstash = 0;
 	while ((n = ibv_poll_cq(ep->cq, VRB_STASH_MAX, wc)) > 0)
 		for (i = 0; i < n; i++)
-			if (wc[i].wr_id & 1)
-				vrb_ep_cq_one(ep, &wc[i]);
+			vrb_ep_cq_one(ep, &wc[i]);
 }

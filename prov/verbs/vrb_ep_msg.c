@@ -55,6 +55,7 @@ ssize_t vrb_ep_post_send(struct vrb_ep *ep, struct ibv_send_wr *wr,
 	op->len = sgl->len;
 	op->buf = NULL;
 	op->report = report;
+	op->canceled = false;
 	op->nmrc = vrb_ep_keep_mrc(&ep->tx_mrc[slot * ep->tx_iov_limit],
 				   ep->tx_iov_limit, sgl);
 	wr->wr_id = ep->tx_head << 1;

@@ -245,14 +245,14 @@ int vrb_ep_src_add(struct vrb_ep *ep);
 /* vrb_ep_cq.c: the progress source */
 int vrb_ep_cq_poll(struct pl_progress_source *src, unsigned budget);
 int vrb_ep_cq_arm(struct pl_progress_source *src);
-/* fi_close, once the QP is gone and no pass runs the source: the
- * completions still in the CQ of receives taken from a shared context
- * are reported (the application's SRX buffers hold their messages);
- * the others are left to vrb_ep_cancel_flush. */
-void vrb_ep_cq_drain_srx(struct vrb_ep *ep);
+/* fi_close, once no pass runs the source and before the QP goes: the
+ * completions still in the CQ are reported as they are (a receive of a
+ * shared context holds its message); what the device has not completed
+ * yet is left to vrb_ep_cancel_flush. */
+void vrb_ep_cq_drain(struct vrb_ep *ep);
 /* vrb_ep_cancel.c: fi_cancel of a posted receive, and at fi_close the
- * FI_ECANCELED completions of canceled receives that never completed
- * (then every pending operation's registrations go back) */
+ * FI_ECANCELED completions of every operation that never completed
+ * (and their registrations go back) */
 ssize_t vrb_ep_cancel(fid_t fid, void *context);
 void vrb_ep_cancel_flush(struct vrb_ep *ep);
 /* vrb_ep_msg.c, vrb_ep_rma.c */

@@ -13,8 +13,8 @@
  *           still in a closing endpoint's CQ is reported)
  *   cancel  fi_cancel of posted receives: a message that arrives in a
  *           canceled receive completes it normally (no message lost);
- *           one still posted at fi_close completes with FI_ECANCELED
- *           there; one flushed by the peer's disconnect completes with
+ *           at fi_close every receive still posted completes with
+ *           FI_ECANCELED (the CQ outlives the endpoint); one flushed by the peer's disconnect completes with
  *           FI_ECANCELED; a context not posted (or a send) -FI_ENOENT
  *   empty   a receive at NULL without a descriptor (fabtests'
  *           fi_shared_ctx posts them for its empty messages) takes an
@@ -190,8 +190,8 @@ static void scenario_cancel(void)
 	CHECK(vt_cq_wait(c.scq, &e, &err));
 	EXPECT(e.op_context == &r[0] && e.len == 6 &&
 	       !strcmp(rbuf[0], "first"));
-	/* canceled, then the endpoint closes: FI_ECANCELED; r[2], not
-	 * canceled, goes without a completion */
+	/* the endpoint closes: r[1] (canceled) and r[2] (not) complete
+	 * with FI_ECANCELED, oldest first, nothing else */
 	CHECK(fi_cancel(&c.srv->fid, &r[1]));
 	CHECK(fi_recv(c.cli, cbuf, 64, fi_mr_desc(cmr), 0, &c0));
 	CHECK(fi_cancel(&c.cli->fid, &c0));
@@ -199,6 +199,8 @@ static void scenario_cancel(void)
 	c.srv = NULL;
 	EXPECT(vt_cq_wait(c.scq, &e, &err) == -FI_ECANCELED);
 	EXPECT(err.op_context == &r[1]);
+	EXPECT(vt_cq_wait(c.scq, &e, &err) == -FI_ECANCELED);
+	EXPECT(err.op_context == &r[2]);
 	EXPECT(fi_cq_read(c.scq, &e, 1) == -FI_EAGAIN);
 	/* the peer's close disconnects the client: its receive is
 	 * flushed, FI_ECANCELED */
