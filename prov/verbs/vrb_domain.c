@@ -20,6 +20,7 @@
 #include "pl_mrc.h"
 #include "pl_poll.h"
 #include "vrb_prov.h"
+#include "vrb_srx.h"
 
 static struct fi_ops vrb_domain_fid_ops;
 
@@ -67,7 +68,7 @@ static struct fi_ops_domain vrb_domain_ops = {
 	.cntr_open = pl_cntr_open,
 	.poll_open = pl_poll_open,
 	.stx_ctx = pl_fid_nosys_domain_stx_ctx,
-	.srx_ctx = pl_fid_nosys_domain_srx_ctx,
+	.srx_ctx = vrb_srx_open,
 	.query_atomic = vrb_domain_query_atomic,
 	.query_collective = pl_fid_nosys_domain_query_collective,
 	.endpoint2 = pl_fid_nosys_domain_endpoint2,
@@ -84,6 +85,9 @@ int vrb_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 		return -FI_EINVAL;
 	if (!info->domain_attr->name)
 		return -FI_EINVAL;
+	ret = vrb_fork_check();
+	if (ret)
+		return ret;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -FI_ENOMEM;

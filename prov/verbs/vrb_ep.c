@@ -21,6 +21,7 @@
 #include "vrb_cm_data.h"
 #include "vrb_params.h"
 #include "vrb_prov.h"
+#include "vrb_srx.h"
 
 static struct fi_ops vrb_ep_fid_ops;
 
@@ -35,6 +36,7 @@ struct vrb_ep *vrb_ep_of(struct fid_ep *ep)
 int vrb_ep_qp_create(struct vrb_ep *ep)
 {
 	struct ibv_qp_init_attr qa;
+	uint32_t rx_cqe;
 	int fl;
 
 	if (ep->qp)
@@ -51,8 +53,14 @@ int vrb_ep_qp_create(struct vrb_ep *ep)
 	fl = fcntl(ep->cch->fd, F_GETFL);
 	if (fl < 0 || fcntl(ep->cch->fd, F_SETFL, fl | O_NONBLOCK))
 		goto err_cch;
-	/* tx + rx was kept within max_cqe when the sizes were chosen */
-	ep->cq = ibv_create_cq(ep->dom->verbs, (int)(ep->tx_size + ep->rx_size),
+	/* tx + rx was kept within max_cqe when the sizes were chosen; a
+	 * shared context's receives may all land on this endpoint, and its
+	 * depth is within half of max_cqe (vrb_srx.c): the sends give way
+	 * if both do not fit (nothing is posted before the QP exists) */
+	rx_cqe = ep->srx ? ep->srx->size : ep->rx_size;
+	if ((uint64_t)ep->tx_size + rx_cqe > (uint64_t)ep->dom->attr.max_cqe)
+		ep->tx_size = (uint32_t)ep->dom->attr.max_cqe - rx_cqe;
+	ep->cq = ibv_create_cq(ep->dom->verbs, (int)(ep->tx_size + rx_cqe),
 			       ep, ep->cch, 0);
 	if (!ep->cq)
 		goto err_cch;
@@ -62,9 +70,13 @@ int vrb_ep_qp_create(struct vrb_ep *ep)
 	qa.qp_type = IBV_QPT_RC;
 	qa.sq_sig_all = 1;	/* every send completes: its slot is freed */
 	qa.cap.max_send_wr = ep->tx_size;
-	qa.cap.max_recv_wr = ep->rx_size;
 	qa.cap.max_send_sge = (uint32_t)ep->tx_iov_limit;
-	qa.cap.max_recv_sge = (uint32_t)ep->rx_iov_limit;
+	if (ep->srx) {
+		qa.srq = ep->srx->srq;	/* no receive queue of its own */
+	} else {
+		qa.cap.max_recv_wr = ep->rx_size;
+		qa.cap.max_recv_sge = (uint32_t)ep->rx_iov_limit;
+	}
 	qa.cap.max_inline_data = (uint32_t)ep->inline_size;
 	if (rdma_create_qp(ep->id, ep->dom->pd, &qa)) {
 		/* a device with less inline room than asked: none, rather
@@ -159,30 +171,26 @@ static int vrb_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 {
 	struct vrb_ep *ep = pl_container_of(fid, struct vrb_ep,
 					    base.ep_fid.fid);
+	struct vrb_srx *srx;
+	int ret = 0;
 
-	return pl_ep_bind(&ep->base, bfid, flags);
-}
-
-/* Operations that never completed (the QP is gone): their cache
- * registrations go back. */
-static void vrb_ep_release_pending(struct vrb_ep *ep)
-{
-	uint64_t s;
-	size_t slot;
-	int i;
-
-	for (s = ep->tx_tail; s != ep->tx_head; s++) {
-		slot = s % ep->tx_size;
-		for (i = 0; i < ep->tx_ops[slot].nmrc; i++)
-			pl_mrc_put(ep->dom->mrc,
-				   ep->tx_mrc[slot * ep->tx_iov_limit + i]);
-	}
-	for (s = ep->rx_tail; s != ep->rx_head; s++) {
-		slot = s % ep->rx_size;
-		for (i = 0; i < ep->rx_ops[slot].nmrc; i++)
-			pl_mrc_put(ep->dom->mrc,
-				   ep->rx_mrc[slot * ep->rx_iov_limit + i]);
-	}
+	if (!bfid || bfid->fclass != FI_CLASS_SRX_CTX)
+		return pl_ep_bind(&ep->base, bfid, flags);
+	srx = vrb_srx_of(bfid);
+	if (!srx || srx->dom != ep->dom || flags)
+		return -FI_EINVAL;
+	/* the QP is made with the SRQ or without: decided before it is */
+	pthread_mutex_lock(&ep->lock);
+	if (ep->base.enabled || ep->qp)
+		ret = -FI_EOPBADSTATE;
+	else if (ep->srx)
+		ret = -FI_EALREADY;
+	else
+		ep->srx = srx;
+	pthread_mutex_unlock(&ep->lock);
+	if (!ret)
+		vrb_srx_attach(srx);
+	return ret;
 }
 
 static void vrb_ep_free_rings(struct vrb_ep *ep)
@@ -211,6 +219,10 @@ static int vrb_ep_close(struct fid *fid)
 	/* no pass runs our source after this returns */
 	if (ep->src_added)
 		(void)pl_progress_source_remove(ep->dom->base.ctx, &ep->src);
+	/* before the QP goes (a device may purge a destroyed QP's
+	 * completions from its CQ); the QP is in the error state or never
+	 * connected, so no message lands after this */
+	vrb_ep_cq_drain(ep);
 	/* the QP, which is rdma_cm's, goes before its id */
 	if (ep->id) {
 		if (ep->id->qp)
@@ -223,7 +235,9 @@ static int vrb_ep_close(struct fid *fid)
 		(void)ibv_destroy_comp_channel(ep->cch);
 	if (ep->base.eq)
 		(void)pl_eq_purge_fid(ep->base.eq, &ep->base.ep_fid.fid);
-	vrb_ep_release_pending(ep);
+	vrb_ep_cancel_flush(ep);
+	if (ep->srx)
+		vrb_srx_detach(ep->srx);	/* its SRQ has no user in us */
 	pl_ep_fini(&ep->base);
 	pthread_mutex_destroy(&ep->lock);
 	vrb_ep_free_rings(ep);
@@ -280,6 +294,8 @@ static ssize_t vrb_ep_rx_size_left(struct fid_ep *ep_fid)
 
 	if (!ep)
 		return -FI_EINVAL;
+	if (ep->srx)
+		return vrb_srx_left(ep->srx);
 	pthread_mutex_lock(&ep->lock);
 	left = (ssize_t)(ep->rx_size - (ep->rx_head - ep->rx_tail));
 	pthread_mutex_unlock(&ep->lock);
@@ -336,7 +352,7 @@ static struct fi_ops vrb_ep_fid_ops = {
 
 static struct fi_ops_ep vrb_ep_ops = {
 	.size = sizeof(struct fi_ops_ep),
-	.cancel = pl_fid_nosys_ep_cancel,
+	.cancel = vrb_ep_cancel,
 	.getopt = vrb_ep_getopt,
 	.setopt = vrb_ep_setopt,
 	.tx_ctx = pl_fid_nosys_ep_tx_ctx,
@@ -411,6 +427,9 @@ int vrb_ep_open(struct fid_domain *domain, struct fi_info *info,
 	if (info->handle && info->handle->fclass != FI_CLASS_CONNREQ &&
 	    info->handle->fclass != FI_CLASS_PEP)
 		return -FI_EINVAL;
+	ret = vrb_fork_check();
+	if (ret)
+		return ret;
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return -FI_ENOMEM;

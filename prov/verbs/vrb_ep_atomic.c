@@ -134,7 +134,7 @@ static ssize_t vrb_atomic_post(struct vrb_ep *ep, enum vrb_atomic_kind kind,
 		return -FI_EINVAL;
 	iov.iov_base = result ? result : &ep->atomic_scratch;
 	iov.iov_len = sizeof(uint64_t);
-	ret = vrb_ep_sge_fill(ep, &sgl, 1, &iov,
+	ret = vrb_ep_sge_fill(ep->dom, &sgl, 1, &iov,
 			      result ? &result_desc : NULL, 1, 0, FI_READ);
 	if (ret)
 		return ret;

@@ -13,7 +13,12 @@
  *
  * wr_id: a ring counter shifted left once, bit 0 set for receives, so a
  * completion in error (whose opcode is undefined) still names its queue
- * and slot.
+ * and slot. On an endpoint bound to a shared receive context every
+ * receive is the SRX's, and the counter is its slot (vrb_srx.h).
+ *
+ * A receive that fi_cancel marked (vrb_ep_cancel.c) and that a message
+ * then fills completes normally: the message won the race, and reporting
+ * it canceled would lose the message. Flushed, it is FI_ECANCELED.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -25,6 +30,7 @@
 #include "pl_cq.h"
 #include "pl_mrc.h"
 #include "vrb_prov.h"
+#include "vrb_srx.h"
 
 static int vrb_wc_errno(enum ibv_wc_status st)
 {
@@ -84,6 +90,15 @@ static void vrb_ep_cq_one(struct vrb_ep *ep, const struct ibv_wc *wc)
 	size_t len, slot;
 	int i;
 
+	if (rx && ep->srx) {
+		/* a receive of the shared context: its slot, not our ring */
+		if (!vrb_srx_take(ep->srx, seq, &op, mrc))
+			return;	/* names no posted slot: not ours */
+		op.report = pl_ep_op_completes(ep->base.rx_cq_flags,
+					       op.report ? FI_COMPLETION : 0,
+					       false);
+		goto taken;
+	}
 	/* the slot is free once copied: a later post may reuse it */
 	pthread_mutex_lock(&ep->lock);
 	if (rx) {
@@ -100,6 +115,7 @@ static void vrb_ep_cq_one(struct vrb_ep *ep, const struct ibv_wc *wc)
 		ep->tx_tail++;
 	}
 	pthread_mutex_unlock(&ep->lock);
+taken:
 	/* the device is done with the buffers: their registrations may go
 	 * back to the cache (no lock held: a put may deregister) */
 	for (i = 0; i < op.nmrc; i++)
@@ -190,4 +206,19 @@ int vrb_ep_cq_arm(struct pl_progress_source *src)
 		return -FI_EAGAIN;
 	}
 	return 0;
+}
+
+void vrb_ep_cq_drain(struct vrb_ep *ep)
+{
+	struct ibv_wc wc[VRB_STASH_MAX];
+	int i, n;
+
+	if (!ep->cq)
+		return;
+	for (i = 0; i < ep->nstash; i++)
+		vrb_ep_cq_one(ep, &ep->stash[i]);
+	ep->nstash = 0;
+	while ((n = ibv_poll_cq(ep->cq, VRB_STASH_MAX, wc)) > 0)
+		for (i = 0; i < n; i++)
+			vrb_ep_cq_one(ep, &wc[i]);
 }

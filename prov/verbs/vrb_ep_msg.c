@@ -55,6 +55,7 @@ ssize_t vrb_ep_post_send(struct vrb_ep *ep, struct ibv_send_wr *wr,
 	op->len = sgl->len;
 	op->buf = NULL;
 	op->report = report;
+	op->canceled = false;
 	op->nmrc = vrb_ep_keep_mrc(&ep->tx_mrc[slot * ep->tx_iov_limit],
 				   ep->tx_iov_limit, sgl);
 	wr->wr_id = ep->tx_head << 1;
@@ -71,7 +72,7 @@ ssize_t vrb_ep_post_send(struct vrb_ep *ep, struct ibv_send_wr *wr,
 out:
 	pthread_mutex_unlock(&ep->lock);
 	if (ret)
-		vrb_ep_sge_release(ep, sgl);
+		vrb_ep_sge_release(ep->dom, sgl);
 	return ret;
 }
 
@@ -87,7 +88,9 @@ static ssize_t vrb_ep_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 
 	if (!ep || !msg)
 		return -FI_EINVAL;
-	ret = vrb_ep_sge_fill(ep, &sgl, ep->rx_iov_limit, msg->msg_iov,
+	if (ep->srx)
+		return -FI_EOPBADSTATE;	/* receives go to the shared context */
+	ret = vrb_ep_sge_fill(ep->dom, &sgl, ep->rx_iov_limit, msg->msg_iov,
 			      msg->desc, msg->iov_count, 0, FI_RECV);
 	if (ret)
 		return ret;
@@ -111,6 +114,7 @@ static ssize_t vrb_ep_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 	op->len = sgl.len;
 	op->buf = sgl.n ? msg->msg_iov[0].iov_base : NULL;
 	op->report = pl_ep_op_completes(ep->base.rx_cq_flags, flags, false);
+	op->canceled = false;
 	op->nmrc = vrb_ep_keep_mrc(&ep->rx_mrc[slot * ep->rx_iov_limit],
 				   ep->rx_iov_limit, &sgl);
 	wr.wr_id = (ep->rx_head << 1) | 1;
@@ -124,7 +128,7 @@ static ssize_t vrb_ep_recvmsg(struct fid_ep *ep_fid, const struct fi_msg *msg,
 out:
 	pthread_mutex_unlock(&ep->lock);
 	if (ret)
-		vrb_ep_sge_release(ep, &sgl);
+		vrb_ep_sge_release(ep->dom, &sgl);
 	return ret;
 }
 
@@ -163,7 +167,7 @@ static ssize_t vrb_ep_send_common(struct vrb_ep *ep, const struct fi_msg *msg,
 	if (!msg)
 		return -FI_EINVAL;
 	flags |= ep->tx_op_flags;
-	ret = vrb_ep_sge_fill(ep, &sgl, ep->tx_iov_limit, msg->msg_iov,
+	ret = vrb_ep_sge_fill(ep->dom, &sgl, ep->tx_iov_limit, msg->msg_iov,
 			      msg->desc, msg->iov_count, ep->inline_size,
 			      FI_SEND);
 	if (ret)
@@ -177,7 +181,7 @@ static ssize_t vrb_ep_send_common(struct vrb_ep *ep, const struct fi_msg *msg,
 	if (sgl.len <= ep->inline_size) {
 		wr.send_flags |= IBV_SEND_INLINE;
 	} else if (inject || (flags & FI_INJECT)) {
-		vrb_ep_sge_release(ep, &sgl);
+		vrb_ep_sge_release(ep->dom, &sgl);
 		return -FI_EMSGSIZE;	/* past the inline room */
 	}
 	report = !inject &&

@@ -33,14 +33,14 @@ static ssize_t vrb_ep_rma_common(struct vrb_ep *ep,
 		return -FI_EINVAL;	/* not a verbs rkey */
 	flags |= ep->tx_op_flags;
 	/* a read's result is written by the device: never inline */
-	ret = vrb_ep_sge_fill(ep, &sgl, ep->tx_iov_limit, msg->msg_iov,
+	ret = vrb_ep_sge_fill(ep->dom, &sgl, ep->tx_iov_limit, msg->msg_iov,
 			      msg->desc, msg->iov_count,
 			      inl ? ep->inline_size : 0,
 			      inl ? FI_WRITE : FI_READ);
 	if (ret)
 		return ret;
 	if (sgl.len > msg->rma_iov[0].len) {
-		vrb_ep_sge_release(ep, &sgl);
+		vrb_ep_sge_release(ep->dom, &sgl);
 		return -FI_EINVAL;	/* past the remote buffer named */
 	}
 	memset(&wr, 0, sizeof(wr));
@@ -54,7 +54,7 @@ static ssize_t vrb_ep_rma_common(struct vrb_ep *ep,
 	if (inl && sgl.len <= ep->inline_size) {
 		wr.send_flags |= IBV_SEND_INLINE;
 	} else if (inject || (flags & FI_INJECT)) {
-		vrb_ep_sge_release(ep, &sgl);
+		vrb_ep_sge_release(ep->dom, &sgl);
 		return -FI_EMSGSIZE;	/* past the inline room */
 	}
 	report = !inject &&

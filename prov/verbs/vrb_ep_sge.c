@@ -16,16 +16,16 @@
 #include "pl_mrc.h"
 #include "vrb_prov.h"
 
-void vrb_ep_sge_release(struct vrb_ep *ep, struct vrb_sgl *sgl)
+void vrb_ep_sge_release(struct vrb_domain *dom, struct vrb_sgl *sgl)
 {
 	int i;
 
 	for (i = 0; i < sgl->nmrc; i++)
-		pl_mrc_put(ep->dom->mrc, sgl->mrc[i]);
+		pl_mrc_put(dom->mrc, sgl->mrc[i]);
 	sgl->nmrc = 0;
 }
 
-int vrb_ep_sge_fill(struct vrb_ep *ep, struct vrb_sgl *sgl, size_t max,
+int vrb_ep_sge_fill(struct vrb_domain *dom, struct vrb_sgl *sgl, size_t max,
 		    const struct iovec *iov, void **desc, size_t count,
 		    size_t inline_max, uint64_t access)
 {
@@ -45,11 +45,30 @@ int vrb_ep_sge_fill(struct vrb_ep *ep, struct vrb_sgl *sgl, size_t max,
 		len += iov[i].iov_len;
 	}
 	for (i = 0; i < count; i++) {
-		struct ibv_sge *s = &sgl->sge[i];
+		struct ibv_sge *s = &sgl->sge[sgl->n];
 
+		/* no entry for an empty buffer: some devices read a zero
+		 * length in a scatter-gather entry as 2 GiB */
+		if (!iov[i].iov_len)
+			continue;
+		/* a receive buffer at NULL without a descriptor holds
+		 * nothing: only an empty message fits (a longer one
+		 * completes in error). fabtests' fi_shared_ctx posts
+		 * such receives for its empty messages. */
+		if (!iov[i].iov_base) {
+			if (access == FI_RECV && !(desc && desc[i])) {
+				len -= iov[i].iov_len;
+				continue;
+			}
+			/* nothing to send from (an inline copy would fault),
+			 * nothing a descriptor can cover */
+			ret = -FI_EINVAL;
+			goto err;
+		}
 		s->addr = (uintptr_t)iov[i].iov_base;
 		s->length = (uint32_t)iov[i].iov_len;
 		s->lkey = 0;
+		sgl->n++;
 		if (desc && desc[i]) {
 			s->lkey = vrb_mr_lkey(desc[i], &ok);
 			if (!ok) {
@@ -58,23 +77,18 @@ int vrb_ep_sge_fill(struct vrb_ep *ep, struct vrb_sgl *sgl, size_t max,
 			}
 			continue;
 		}
-		if (!iov[i].iov_len || len <= inline_max)
-			continue;	/* nothing for the device to map */
-		if (!iov[i].iov_base) {
-			ret = -FI_EINVAL;
-			goto err;
-		}
-		ret = pl_mrc_get(ep->dom->mrc, iov[i].iov_base,
+		if (len <= inline_max)
+			continue;	/* the device copies it at the post */
+		ret = pl_mrc_get(dom->mrc, iov[i].iov_base,
 				 iov[i].iov_len, access, &e);
 		if (ret)
 			goto err;
 		sgl->mrc[sgl->nmrc++] = e;
 		s->lkey = vrb_mr_cache_mr(e)->lkey;
 	}
-	sgl->n = (int)count;
 	sgl->len = len;
 	return 0;
 err:
-	vrb_ep_sge_release(ep, sgl);
+	vrb_ep_sge_release(dom, sgl);
 	return ret;
 }

@@ -114,6 +114,9 @@ int vrb_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
 
 	if (!attr || !fabric_p)
 		return -FI_EINVAL;
+	ret = vrb_fork_check();
+	if (ret)
+		return ret;
 	fab = calloc(1, sizeof(*fab));
 	if (!fab)
 		return -FI_ENOMEM;

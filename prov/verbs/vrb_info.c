@@ -206,7 +206,10 @@ static void vrb_info_attrs(struct fi_info *info, const struct ibv_device_attr *a
 	info->domain_attr->rx_ctx_cnt = (size_t)a->max_qp;
 	info->domain_attr->max_ep_tx_ctx = 1;
 	info->domain_attr->max_ep_rx_ctx = 1;
-	info->domain_attr->max_ep_srx_ctx = 0;
+	/* fi_srx_context is an SRQ: as many as the device makes (an
+	 * endpoint binds one, rx_ctx_cnt FI_SHARED_CONTEXT) */
+	info->domain_attr->max_ep_srx_ctx = a->max_srq > 0 && a->max_srq_wr > 0 ?
+					    (size_t)a->max_srq : 0;
 	info->domain_attr->mr_iov_limit = 1;
 	info->domain_attr->mr_cnt = (size_t)a->max_mr;
 }
@@ -392,6 +395,8 @@ int vrb_info_get(uint32_t version, const char *node, const char *service,
 	    hints->addr_format != FI_SOCKADDR_IN &&
 	    hints->addr_format != FI_SOCKADDR_IN6)
 		return -FI_ENODATA;
+	if (vrb_fork_check())
+		return -FI_ENODATA;	/* a forked child: warned */
 	ret = vrb_info_addrs(&r, node, service, flags);
 	if (ret)
 		return ret;

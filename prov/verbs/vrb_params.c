@@ -29,7 +29,8 @@ static const struct pl_param_def vrb_param_table[] = {
 	  "with rx_size, to its max_cqe)" },
 	{ "rx_size", FI_PARAM_SIZE_T, VRB_STR(VRB_RX_SIZE_DEFAULT),
 	  "Default maximum rx context size: receives an endpoint may have "
-	  "posted (clamped as tx_size)" },
+	  "posted (clamped as tx_size); also the depth of a shared receive "
+	  "context (fi_srx_context, within max_srq_wr and half of max_cqe)" },
 	{ "tx_iov_limit", FI_PARAM_SIZE_T, VRB_STR(VRB_IOV_LIMIT_DEFAULT),
 	  "Default maximum tx iov_limit (clamped to the device's max_sge)" },
 	{ "rx_iov_limit", FI_PARAM_SIZE_T, VRB_STR(VRB_IOV_LIMIT_DEFAULT),

@@ -319,6 +319,9 @@ int vrb_pep_open(struct fid_fabric *fabric, struct fi_info *info,
 
 	if (!fabric || !info || !pep_p)
 		return -FI_EINVAL;
+	ret = vrb_fork_check();
+	if (ret)
+		return ret;
 	if (info->src_addr && (!vrb_addrlen(info->src_addr) ||
 			       info->src_addrlen <
 			       vrb_addrlen(info->src_addr)))

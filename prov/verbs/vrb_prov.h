@@ -56,6 +56,7 @@ extern struct fi_provider vrb_prov;
 
 struct pl_mrc;
 struct pl_mrc_entry;
+struct vrb_srx;
 
 /* mr_mode the provider needs: the device checks local keys (FI_MR_LOCAL),
  * remote addresses are virtual, memory must be allocated, and the device
@@ -106,6 +107,8 @@ struct vrb_op {
 	size_t len;
 	void *buf;		/* receives: first buffer, for the entry */
 	bool report;		/* false: inject or unselected completion */
+	/* fi_cancel asked for it (receives only; vrb_ep_cancel.c) */
+	bool canceled;
 	/* cache registrations the operation holds until it completes
 	 * (buffers given without a descriptor): the first nmrc of the
 	 * slot's row in the ring's mrc array */
@@ -146,6 +149,9 @@ struct vrb_ep {
 	struct ibv_cq *cq;		/* enable only: send and receive */
 	struct ibv_qp *qp;		/* once created: id->qp */
 	struct pl_progress_source src;	/* fd = cch->fd */
+	/* bind only (before enable): receives come from this shared
+	 * context's SRQ, the QP has no receive queue (vrb_srx.h) */
+	struct vrb_srx *srx;
 	bool src_added;			/* control path */
 	/* guards the rings, state and the CM fields below; never held
 	 * across a call into the engine (CQ and EQ writes) */
@@ -175,6 +181,12 @@ struct vrb_ep {
 	/* where a non-fetching atomic's old value lands (discarded) */
 	uint64_t atomic_scratch;
 };
+
+/* ---- fork (vrb_fork.c) ---- */
+/* Before any use of rdma-core: sets fork safety up once per process
+ * (before the first registration). -FI_EOPNOTSUPP in a child forked
+ * from a process that used rdma-core (warned), else 0. Control path. */
+int vrb_fork_check(void);
 
 /* ---- fabric (vrb_fabric.c) ---- */
 int vrb_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric_p,
@@ -233,6 +245,16 @@ int vrb_ep_src_add(struct vrb_ep *ep);
 /* vrb_ep_cq.c: the progress source */
 int vrb_ep_cq_poll(struct pl_progress_source *src, unsigned budget);
 int vrb_ep_cq_arm(struct pl_progress_source *src);
+/* fi_close, once no pass runs the source and before the QP goes: the
+ * completions still in the CQ are reported as they are (a receive of a
+ * shared context holds its message); what the device has not completed
+ * yet is left to vrb_ep_cancel_flush. */
+void vrb_ep_cq_drain(struct vrb_ep *ep);
+/* vrb_ep_cancel.c: fi_cancel of a posted receive, and at fi_close the
+ * FI_ECANCELED completions of every operation that never completed
+ * (and their registrations go back) */
+ssize_t vrb_ep_cancel(fid_t fid, void *context);
+void vrb_ep_cancel_flush(struct vrb_ep *ep);
 /* vrb_ep_msg.c, vrb_ep_rma.c */
 extern struct fi_ops_msg vrb_ep_msg_ops;
 extern struct fi_ops_rma vrb_ep_rma_ops;
@@ -259,10 +281,10 @@ ssize_t vrb_ep_post_send(struct vrb_ep *ep, struct ibv_send_wr *wr,
  * that is not a verbs MR), -FI_EMSGSIZE (an entry past 4 GiB), or the
  * registration's error.
  */
-int vrb_ep_sge_fill(struct vrb_ep *ep, struct vrb_sgl *sgl, size_t max,
+int vrb_ep_sge_fill(struct vrb_domain *dom, struct vrb_sgl *sgl, size_t max,
 		    const struct iovec *iov, void **desc, size_t count,
 		    size_t inline_max, uint64_t access);
-void vrb_ep_sge_release(struct vrb_ep *ep, struct vrb_sgl *sgl);
+void vrb_ep_sge_release(struct vrb_domain *dom, struct vrb_sgl *sgl);
 
 /* The rdma_cm data header, the wire's one structure (vrb_cm_data.h). */
 
