@@ -7,7 +7,8 @@
  * application's prov_name admit, the engine asks the core for everything
  * it offers at the application's address (node, service, flags, and the
  * address and fabric/domain names from the hints, every mode and mr_mode
- * bit allowed, no capability or endpoint constraint), then calls
+ * bit allowed, FI_MR_LOCAL only if the core needs it (pl_layering_ask_core),
+ * no capability or endpoint constraint), then calls
  *
  *	util->getinfo(version, node, service, flags, core_info, &layered)
  *
@@ -63,7 +64,13 @@ void pl_layering_cache_fini(struct pl_layering_cache *cache)
  * its data is to progress (a utility cannot see the hints: a core that
  * answers the mode asked for passes it on to a utility that serves
  * either, as ofi_rxm does); nothing else about how, since the utility
- * decides what it needs from its core. */
+ * decides what it needs from its core. Every mode and mr_mode bit is
+ * allowed, FI_MR_LOCAL only when the core cannot do without it: a core
+ * that registers local buffers itself when asked not to (verbs) then
+ * answers as it will serve the utility, which hands it buffers without
+ * descriptors (ofi_rxm's rendezvous, and the max_msg_size it reports,
+ * depend on it). A core that needs it is asked again with it. No hints:
+ * none for the core either (its defaults). */
 static int pl_layering_ask_core(const struct pl_getinfo_call *call,
 				const struct pl_prov *core,
 				struct fi_info **raw_p)
@@ -75,7 +82,9 @@ static int pl_layering_ask_core(const struct pl_getinfo_call *call,
 	struct fi_tx_attr tx = { 0 };
 	struct fi_rx_attr rx = { 0 };
 	struct fi_info hints = { 0 };
+	int ret;
 
+	/* no hints: the core's defaults, as for the application */
 	if (!h)
 		return core->fi->getinfo(call->version, call->node,
 					 call->service, call->flags, NULL,
@@ -88,8 +97,8 @@ static int pl_layering_ask_core(const struct pl_getinfo_call *call,
 	hints.dest_addr = h->dest_addr;
 	tx.mode = rx.mode = ~0ULL;
 	domain.mode = ~0ULL;
-	domain.mr_mode = call->version < FI_VERSION(1, 5) ?
-			 FI_MR_UNSPEC : ~(FI_MR_BASIC | FI_MR_SCALABLE);
+	domain.mr_mode = call->version < FI_VERSION(1, 5) ? FI_MR_UNSPEC :
+			 ~(FI_MR_BASIC | FI_MR_SCALABLE | FI_MR_LOCAL);
 	if (h->domain_attr) {
 		domain.name = h->domain_attr->name;
 		domain.data_progress = h->domain_attr->data_progress;
@@ -105,6 +114,12 @@ static int pl_layering_ask_core(const struct pl_getinfo_call *call,
 	hints.ep_attr = &ep;
 	hints.domain_attr = &domain;
 	hints.fabric_attr = &fabric;
+	ret = core->fi->getinfo(call->version, call->node, call->service,
+				call->flags, &hints, raw_p);
+	/* before API 1.5 no bit can be left out (FI_MR_UNSPEC) */
+	if (ret != -FI_ENODATA || call->version < FI_VERSION(1, 5))
+		return ret;
+	domain.mr_mode |= FI_MR_LOCAL;
 	return core->fi->getinfo(call->version, call->node, call->service,
 				 call->flags, &hints, raw_p);
 }
