@@ -109,6 +109,7 @@ int vrb_domain_open(struct fid_fabric *fabric, struct fi_info *info,
 	 * binds for a single-port device); enough for checks */
 	d->max_msg_size = ibv_query_port(d->verbs, 1, &pa) ? (1u << 31) :
 			  pa.max_msg_sz;
+	vrb_mr_odp_init(d);
 	d->pd = ibv_alloc_pd(d->verbs);
 	if (!d->pd) {
 		ret = -FI_ENOMEM;

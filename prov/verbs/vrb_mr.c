@@ -15,13 +15,61 @@
  * would open that to the peer.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <rdma/fi_errno.h>
 
 #include "pl_compiler.h"
 #include "pl_fid_nosys.h"
 #include "pl_mrc.h"
+#include "vrb_params.h"
 #include "vrb_prov.h"
+
+/*
+ * On-demand paging (FI_VERBS_USE_ODP): a region registered with
+ * IBV_ACCESS_ON_DEMAND is not pinned; the device faults its pages in.
+ * Asked for only where the device pages on demand on RC for every
+ * access the registration grants (rc_odp_caps); anything else is
+ * registered pinned, and the domain says so once at open.
+ */
+void vrb_mr_odp_init(struct vrb_domain *d)
+{
+	struct ibv_device_attr_ex ex;
+
+	d->odp = false;
+	d->odp_rc_caps = 0;
+	if (!vrb_params_get()->use_odp)
+		return;
+	memset(&ex, 0, sizeof(ex));
+	if (!ibv_query_device_ex(d->verbs, NULL, &ex) &&
+	    (ex.odp_caps.general_caps & IBV_ODP_SUPPORT)) {
+		d->odp = true;
+		d->odp_rc_caps = ex.odp_caps.per_transport_caps.rc_odp_caps;
+	}
+	if (!d->odp || !(d->odp_rc_caps & IBV_ODP_SUPPORT_SEND) ||
+	    !(d->odp_rc_caps & IBV_ODP_SUPPORT_RECV))
+		VRB_LOG_WARN(FI_LOG_MR, "FI_VERBS_USE_ODP: %s has no on-demand "
+			     "paging on RC for sends and receives; memory is "
+			     "pinned\n", ibv_get_device_name(d->verbs->device));
+}
+
+/* The registration's ibv access, with IBV_ACCESS_ON_DEMAND where the
+ * device pages every one of its uses on demand. */
+static int vrb_mr_access(const struct vrb_domain *d, int ib)
+{
+	uint32_t need = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV;
+
+	if (!d->odp)
+		return ib;
+	if (ib & IBV_ACCESS_REMOTE_WRITE)
+		need |= IBV_ODP_SUPPORT_WRITE;
+	if (ib & IBV_ACCESS_REMOTE_READ)
+		need |= IBV_ODP_SUPPORT_READ;
+	if (ib & IBV_ACCESS_REMOTE_ATOMIC)
+		need |= IBV_ODP_SUPPORT_ATOMIC;
+	return (d->odp_rc_caps & need) == need ? ib | IBV_ACCESS_ON_DEMAND :
+						 ib;
+}
 
 static int vrb_mr_cache_reg(void *ctx, struct pl_mrc_entry *e)
 {
@@ -29,7 +77,7 @@ static int vrb_mr_cache_reg(void *ctx, struct pl_mrc_entry *e)
 	struct ibv_mr **mr = pl_mrc_entry_data(e);
 
 	*mr = ibv_reg_mr(d->pd, pl_mrc_entry_addr(e), pl_mrc_entry_len(e),
-			 IBV_ACCESS_LOCAL_WRITE);
+			 vrb_mr_access(d, IBV_ACCESS_LOCAL_WRITE));
 	return *mr ? 0 : -FI_EFAULT;
 }
 
@@ -148,7 +196,8 @@ static int vrb_mr_reg(struct fid *fid, const void *buf, size_t len,
 		}
 		m->mr = vrb_mr_cache_mr(m->entry);
 	} else {
-		m->mr = ibv_reg_mr(d->pd, (void *)buf, len, ib);
+		m->mr = ibv_reg_mr(d->pd, (void *)buf, len,
+				   vrb_mr_access(d, ib));
 	}
 	if (!m->mr) {
 		free(m);

@@ -44,6 +44,11 @@ static const struct pl_param_def vrb_param_table[] = {
 	{ "cqread_bunch_size", FI_PARAM_SIZE_T, VRB_STR(VRB_BUNCH_DEFAULT),
 	  "The number of entries to be read from the verbs completion "
 	  "queue at a time" },
+	{ "use_odp", FI_PARAM_BOOL, "0",
+	  "Register memory with on-demand paging (IBV_ACCESS_ON_DEMAND): "
+	  "the device faults pages in instead of pinning them. Only where "
+	  "the device offers it on RC for every access a registration "
+	  "asks; otherwise memory is pinned, with one warning per domain" },
 };
 
 static pthread_once_t vrb_params_define_once = PTHREAD_ONCE_INIT;
@@ -87,6 +92,7 @@ static void vrb_params_read(void)
 	p->bunch = (unsigned)pl_param_get_size(&vrb_prov, "cqread_bunch_size",
 					       VRB_BUNCH_DEFAULT, 1,
 					       VRB_STASH_MAX);
+	p->use_odp = pl_param_get_bool(&vrb_prov, "use_odp", false);
 }
 
 const struct vrb_params *vrb_params_get(void)

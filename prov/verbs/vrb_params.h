@@ -7,6 +7,7 @@
 #ifndef PROPEL_VRB_PARAMS_H
 #define PROPEL_VRB_PARAMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define VRB_TX_SIZE_DEFAULT	384
@@ -25,6 +26,7 @@ struct vrb_params {
 	size_t inline_size;
 	int min_rnr_timer;
 	unsigned bunch;		/* FI_VERBS_CQREAD_BUNCH_SIZE */
+	bool use_odp;		/* FI_VERBS_USE_ODP */
 };
 
 void vrb_params_define(void);

@@ -98,6 +98,10 @@ struct vrb_domain {
 	 * buffers an operation names without a descriptor, and fi_mr_reg
 	 * of local-only access; thread safe on its own */
 	struct pl_mrc *mrc;		/* open only */
+	/* FI_VERBS_USE_ODP and what the device pages on demand for RC
+	 * (vrb_mr_odp): 0 without either; open only */
+	bool odp;
+	uint32_t odp_rc_caps;		/* IBV_ODP_SUPPORT_* */
 };
 
 /* One posted work request, found again by its wr_id (vrb_ep_cq.c). */
@@ -208,6 +212,9 @@ extern struct fi_ops_mr vrb_mr_ops;
 uint32_t vrb_mr_lkey(void *desc, bool *ok);
 /* The domain's registration cache (vrb_mr.c): open at domain open,
  * closed at its close. 0 or -FI_E*. */
+/* vrb_mr.c: FI_VERBS_USE_ODP against the device (before any
+ * registration), and the registration cache */
+void vrb_mr_odp_init(struct vrb_domain *d);
 int vrb_mr_cache_open(struct vrb_domain *d);
 /* The ibv_mr behind a cache entry. */
 struct ibv_mr *vrb_mr_cache_mr(struct pl_mrc_entry *e);

@@ -23,6 +23,11 @@
  *            descriptors are registered by the provider (its cache), and
  *            memory unmapped and mapped again at the same address is
  *            sent from its new pages, never from a stale registration
+ *   odp      FI_VERBS_USE_ODP=1: a 1 MiB remote-access region is not
+ *            pinned (the kernel's VmPin stays) where the device pages
+ *            on demand on RC, asked of rdma-core directly, and pinned
+ *            (VmPin grows by 1 MiB) where it does not (rxe); RMA into
+ *            it lands either way
  * Exit 0: pass; 77: no verbs device here (skipped, says why); 1: fail.
  */
 #include <netinet/in.h>
@@ -43,6 +48,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
+#include <infiniband/verbs.h>
 
 #define TIMEOUT_S 20
 
@@ -595,13 +601,98 @@ static void scenario_nodesc(void)
 	free(rbuf);
 }
 
+/* This process's pinned memory (VmPin, kB), as the kernel accounts a
+ * long-term pin of a registration; -1 when unreadable. */
+static long vm_pin_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Does the device named dev page RC sends, receives, writes and reads
+ * on demand? Asked of rdma-core, not of the provider. */
+static bool device_rc_odp(const char *dev)
+{
+	const uint32_t need = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+			      IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_device_attr_ex ex;
+	struct ibv_context *c;
+	bool odp = false;
+
+	for (int i = 0; list && list[i]; i++) {
+		if (strcmp(ibv_get_device_name(list[i]), dev))
+			continue;
+		c = ibv_open_device(list[i]);
+		memset(&ex, 0, sizeof(ex));
+		if (c && !ibv_query_device_ex(c, NULL, &ex))
+			odp = (ex.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+			      (ex.odp_caps.per_transport_caps.rc_odp_caps &
+			       need) == need;
+		if (c)
+			ibv_close_device(c);
+	}
+	if (list)
+		ibv_free_device_list(list);
+	return odp;
+}
+
+static void scenario_odp(void)
+{
+	size_t len = 1 << 20, i;
+	char *loc = malloc(len);
+	char *rem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	bool odp = device_rc_odp(info->domain_attr->name);
+	struct fid_mr *lmr = reg(loc, len, FI_WRITE);
+	struct fid_mr *rmr;
+	long before, grew;
+	int ctx;
+
+	CHECK(rem == MAP_FAILED);
+	before = vm_pin_kb();
+	CHECK(before < 0);
+	rmr = reg(rem, len, FI_REMOTE_READ | FI_REMOTE_WRITE);
+	grew = vm_pin_kb() - before;
+	printf("odp: device %s pages RC on demand: %s; VmPin grew %ld kB\n",
+	       info->domain_attr->name, odp ? "yes" : "no", grew);
+	if (odp)
+		EXPECT(grew < (long)(len / 1024));
+	else
+		EXPECT(grew >= (long)(len / 1024));
+	connect_pair(false);
+	for (i = 0; i < len; i++)
+		loc[i] = (char)(i * 7);
+	CHECK(fi_write(cli.ep, loc, len, fi_mr_desc(lmr), 0,
+		       (uintptr_t)rem, fi_mr_key(rmr), &ctx));
+	cq_expect(cli.cq, &ctx, FI_RMA | FI_WRITE);
+	EXPECT(!memcmp(loc, rem, len));
+	close_side(&cli);
+	close_side(&srv);
+	CHECK(fi_close(&lmr->fid));
+	CHECK(fi_close(&rmr->fid));
+	/* unpinned again once the region is gone */
+	EXPECT(vm_pin_kb() - before < (long)(len / 1024));
+	munmap(rem, len);
+	free(loc);
+}
+
 int main(int argc, char **argv)
 {
 	const char *s = argc > 1 ? argv[1] : "cm";
 
 	if (strcmp(s, "cm") && strcmp(s, "reject") && strcmp(s, "msg") &&
 	    strcmp(s, "rma") && strcmp(s, "trywait") && strcmp(s, "nodesc") &&
-	    strcmp(s, "auto") && strcmp(s, "atomic")) {
+	    strcmp(s, "auto") && strcmp(s, "atomic") && strcmp(s, "odp")) {
 		fprintf(stderr, "unknown scenario %s\n", s);
 		return 2;
 	}
@@ -610,6 +701,9 @@ int main(int argc, char **argv)
 		cq_wait_obj = FI_WAIT_UNSPEC;
 	}
 	want_atomic = !strcmp(s, "atomic");
+	/* before the provider reads its variables (at fi_getinfo) */
+	if (!strcmp(s, "odp"))
+		setenv("FI_VERBS_USE_ODP", "1", 1);
 	setup(strcmp(s, "nodesc") != 0);
 	if (!strcmp(s, "cm"))
 		scenario_cm();
@@ -625,6 +719,8 @@ int main(int argc, char **argv)
 		scenario_auto();
 	else if (!strcmp(s, "atomic"))
 		scenario_atomic();
+	else if (!strcmp(s, "odp"))
+		scenario_odp();
 	else
 		scenario_nodesc();
 	teardown();
