@@ -50,31 +50,7 @@
 #include <rdma/fi_rma.h>
 #include <infiniband/verbs.h>
 
-#define TIMEOUT_S 20
-
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "FAIL: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	exit(1);
-}
-
-#define CHECK(call) do {						\
-	long ret_ = (long)(call);					\
-	if (ret_)							\
-		fail("%s:%d %s = %ld (%s)", __FILE__, __LINE__, #call,	\
-		     ret_, fi_strerror((int)-ret_));			\
-} while (0)
-
-#define EXPECT(cond) do {						\
-	if (!(cond))							\
-		fail("%s:%d %s", __FILE__, __LINE__, #cond);		\
-} while (0)
+#include "vrb_test.h"
 
 struct side {
 	struct fid_ep *ep;
@@ -92,23 +68,15 @@ static enum fi_wait_obj cq_wait_obj = FI_WAIT_NONE;
 static enum fi_progress data_progress = FI_PROGRESS_MANUAL;
 static bool want_atomic;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Next EQ event; an error entry comes back as its negative err with
  * *errp filled. Fails on timeout. */
 static int eq_wait(struct fid_eq *eq, uint32_t *event, void *buf, size_t len,
 		   struct fi_eq_err_entry *errp)
 {
-	double end = now() + TIMEOUT_S;
+	double end = vt_now() + VT_TIMEOUT_S;
 	ssize_t ret;
 
-	while (now() < end) {
+	while (vt_now() < end) {
 		ret = fi_eq_read(eq, event, buf, len, 0);
 		if (ret >= 0)
 			return (int)ret;
@@ -118,34 +86,11 @@ static int eq_wait(struct fid_eq *eq, uint32_t *event, void *buf, size_t len,
 			return -errp->err;
 		}
 		if (ret != -FI_EAGAIN)
-			fail("fi_eq_read: %zd", ret);
+			vt_fail("fi_eq_read: %zd", ret);
 		/* manual progress: a read of either CQ drives the domain */
 		(void)fi_cq_read(cli.cq ? cli.cq : srv.cq, NULL, 0);
 	}
-	fail("no EQ event in %d s", TIMEOUT_S);
-	return 0;
-}
-
-/* Next completion of cq (error entries as -err with *errp). */
-static int cq_wait(struct fid_cq *cq, struct fi_cq_data_entry *e,
-		   struct fi_cq_err_entry *errp)
-{
-	double end = now() + TIMEOUT_S;
-	ssize_t ret;
-
-	while (now() < end) {
-		ret = fi_cq_read(cq, e, 1);
-		if (ret == 1)
-			return 0;
-		if (ret == -FI_EAVAIL) {
-			memset(errp, 0, sizeof(*errp));
-			CHECK(fi_cq_readerr(cq, errp, 0) != 1);
-			return -errp->err;
-		}
-		if (ret != -FI_EAGAIN)
-			fail("fi_cq_read: %zd", ret);
-	}
-	fail("no completion in %d s", TIMEOUT_S);
+	vt_fail("no EQ event in %d s", VT_TIMEOUT_S);
 	return 0;
 }
 
@@ -153,14 +98,14 @@ static void cq_expect(struct fid_cq *cq, void *ctx, uint64_t flags)
 {
 	struct fi_cq_data_entry e;
 	struct fi_cq_err_entry err;
-	int ret = cq_wait(cq, &e, &err);
+	int ret = vt_cq_wait(cq, &e, &err);
 
 	if (ret)
-		fail("completion in error: %s (prov %d)", fi_strerror(-ret),
+		vt_fail("completion in error: %s (prov %d)", fi_strerror(-ret),
 		     err.prov_errno);
 	EXPECT(e.op_context == ctx);
 	if ((e.flags & flags) != flags)
-		fail("flags %#llx lack %#llx", (unsigned long long)e.flags,
+		vt_fail("flags %#llx lack %#llx", (unsigned long long)e.flags,
 		     (unsigned long long)flags);
 }
 
@@ -331,7 +276,7 @@ static void scenario_msg(void)
 		CHECK(fi_recv(srv.ep, rbuf, max, rd, 0, &ctx_r));
 		CHECK(fi_send(cli.ep, sbuf, sizes[i], sd, 0, &ctx_s));
 		cq_expect(cli.cq, &ctx_s, FI_SEND | FI_MSG);
-		EXPECT(!cq_wait(srv.cq, &e, &err));
+		EXPECT(!vt_cq_wait(srv.cq, &e, &err));
 		EXPECT(e.op_context == &ctx_r && e.len == sizes[i]);
 		EXPECT(!memcmp(sbuf, rbuf, sizes[i]));
 	}
@@ -341,21 +286,21 @@ static void scenario_msg(void)
 	CHECK(fi_recv(srv.ep, rbuf, max, rd, 0, &ctx_r));
 	CHECK(fi_sendv(cli.ep, iov, descs, 2, 0, &ctx_s));
 	cq_expect(cli.cq, &ctx_s, FI_SEND);
-	EXPECT(!cq_wait(srv.cq, &e, &err) && e.len == 300);
+	EXPECT(!vt_cq_wait(srv.cq, &e, &err) && e.len == 300);
 	EXPECT(!memcmp(rbuf, sbuf, 100) && !memcmp(rbuf + 100, sbuf + 1000,
 						   200));
 	/* immediate data */
 	CHECK(fi_recv(srv.ep, rbuf, max, rd, 0, &ctx_r));
 	CHECK(fi_senddata(cli.ep, sbuf, 8, sd, 0xfeedbeef, 0, &ctx_s));
 	cq_expect(cli.cq, &ctx_s, FI_SEND);
-	EXPECT(!cq_wait(srv.cq, &e, &err));
+	EXPECT(!vt_cq_wait(srv.cq, &e, &err));
 	EXPECT((e.flags & FI_REMOTE_CQ_DATA) && e.data == 0xfeedbeef);
 	/* inject: no completion of its own, the buffer free at once */
 	CHECK(fi_recv(srv.ep, rbuf, max, rd, 0, &ctx_r));
 	strcpy(sbuf, "injected");
 	CHECK(fi_inject(cli.ep, sbuf, 9, 0));
 	memset(sbuf, 0, 9);
-	EXPECT(!cq_wait(srv.cq, &e, &err) && e.len == 9);
+	EXPECT(!vt_cq_wait(srv.cq, &e, &err) && e.len == 9);
 	EXPECT(!strcmp(rbuf, "injected"));
 	EXPECT(fi_cq_read(cli.cq, &e, 1) == -FI_EAGAIN);
 	/* bad arguments: no crash, an error code */
@@ -402,14 +347,14 @@ static void scenario_rma(void)
 	CHECK(fi_writedata(cli.ep, loc, 4096, fi_mr_desc(lmr), 0x1234, 0,
 			   raddr + 4096, key, &ctx));
 	cq_expect(cli.cq, &ctx, FI_RMA | FI_WRITE);
-	EXPECT(!cq_wait(srv.cq, &e, &err));
+	EXPECT(!vt_cq_wait(srv.cq, &e, &err));
 	EXPECT((e.flags & (FI_REMOTE_CQ_DATA | FI_REMOTE_WRITE)) ==
 	       (FI_REMOTE_CQ_DATA | FI_REMOTE_WRITE) && e.data == 0x1234);
 	/* a key the target never gave: the device refuses, the write
 	 * completes in error (and the connection is then down) */
 	CHECK(fi_write(cli.ep, loc, 64, fi_mr_desc(lmr), 0, raddr,
 		       key ^ 0x5a5a00, &ctx));
-	EXPECT(cq_wait(cli.cq, &e, &err) == -FI_EACCES);
+	EXPECT(vt_cq_wait(cli.cq, &e, &err) == -FI_EACCES);
 	EXPECT(err.op_context == &ctx);
 	EXPECT(fi_write(cli.ep, loc, 64, fi_mr_desc(lmr), 0, raddr,
 			1ULL << 40, &ctx) == -FI_EINVAL);
@@ -449,16 +394,16 @@ static void scenario_trywait(void)
 			if (ret == 0) {
 				pfd = (struct pollfd){ .fd = fd,
 						       .events = POLLIN };
-				if (poll(&pfd, 1, TIMEOUT_S * 1000) != 1)
-					fail("no wake-up in round %d", round);
+				if (poll(&pfd, 1, VT_TIMEOUT_S * 1000) != 1)
+					vt_fail("no wake-up in round %d", round);
 			} else if (ret != -FI_EAGAIN) {
-				fail("fi_trywait: %d", ret);
+				vt_fail("fi_trywait: %d", ret);
 			}
 			ret = (int)fi_cq_read(srv.cq, &e, 1);
 			if (ret == 1)
 				got = 1;
 			else if (ret != -FI_EAGAIN)
-				fail("fi_cq_read: %d", ret);
+				vt_fail("fi_cq_read: %d", ret);
 		}
 		EXPECT(e.op_context == &ctx_r && e.len == 65536);
 		cq_expect(cli.cq, &ctx_s, FI_SEND);
@@ -547,14 +492,14 @@ static void scenario_auto(void)
 			      &ctx_s));
 		/* the application only sleeps: the thread must make both
 		 * completions happen */
-		ret = fi_cq_sread(srv.cq, &e, 1, NULL, TIMEOUT_S * 1000);
+		ret = fi_cq_sread(srv.cq, &e, 1, NULL, VT_TIMEOUT_S * 1000);
 		if (ret != 1)
-			fail("round %d: fi_cq_sread (receive) = %zd", round,
+			vt_fail("round %d: fi_cq_sread (receive) = %zd", round,
 			     ret);
 		EXPECT(e.op_context == &ctx_r && !strcmp(rbuf, sbuf));
-		ret = fi_cq_sread(cli.cq, &e, 1, NULL, TIMEOUT_S * 1000);
+		ret = fi_cq_sread(cli.cq, &e, 1, NULL, VT_TIMEOUT_S * 1000);
 		if (ret != 1)
-			fail("round %d: fi_cq_sread (send) = %zd", round, ret);
+			vt_fail("round %d: fi_cq_sread (send) = %zd", round, ret);
 		EXPECT(e.op_context == &ctx_s);
 	}
 	close_side(&cli);
@@ -584,9 +529,9 @@ static void scenario_nodesc(void)
 		CHECK(fi_recv(srv.ep, rbuf, len, NULL, 0, &ctx_r));
 		CHECK(fi_send(cli.ep, sbuf, len, NULL, 0, &ctx_s));
 		cq_expect(cli.cq, &ctx_s, FI_SEND);
-		EXPECT(!cq_wait(srv.cq, &e, &err) && e.len == len);
+		EXPECT(!vt_cq_wait(srv.cq, &e, &err) && e.len == len);
 		if (memcmp(sbuf, rbuf, len))
-			fail("round %d: the data on the wire is not the "
+			vt_fail("round %d: the data on the wire is not the "
 			     "buffer's (a stale registration?)", round);
 		/* new pages at the same address: the cache must drop the
 		 * registration of the old ones */

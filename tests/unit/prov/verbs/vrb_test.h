@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Helpers of the verbs tests that came after test_vrb_ep.c (shared
- * receive contexts, fi_cancel, fork): failing with a message, waiting
+ * Helpers of the verbs tests (test_vrb_ep.c, and the shared receive
+ * context, fi_cancel and fork tests): failing with a message, waiting
  * for an EQ event or a completion with a deadline (a hang is a failure,
  * never a timing threshold on success), and opening fabric, domain and
  * a listening passive endpoint on the rxe VM's verbs device. Static
- * functions: each test program is one translation unit.
+ * inline functions: each test program is one translation unit and uses
+ * some of them.
  */
 #ifndef PROPEL_TEST_VRB_TEST_H
 #define PROPEL_TEST_VRB_TEST_H
@@ -26,7 +27,7 @@
 
 #define VT_TIMEOUT_S 20
 
-static void vt_fail(const char *fmt, ...)
+static inline void vt_fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -59,7 +60,7 @@ struct vt {
 	struct fid_cq *drive;		/* read to progress (manual) */
 };
 
-static double vt_now(void)
+static inline double vt_now(void)
 {
 	struct timespec ts;
 
@@ -69,7 +70,7 @@ static double vt_now(void)
 
 /* Next event of eq; an error entry comes back as its negative err with
  * *errp filled. */
-static int vt_eq_wait(struct vt *t, struct fid_eq *eq, uint32_t *event,
+static inline int vt_eq_wait(struct vt *t, struct fid_eq *eq, uint32_t *event,
 		      void *buf, size_t len, struct fi_eq_err_entry *errp)
 {
 	double end = vt_now() + VT_TIMEOUT_S;
@@ -94,7 +95,7 @@ static int vt_eq_wait(struct vt *t, struct fid_eq *eq, uint32_t *event,
 }
 
 /* Next completion of cq (an error entry as -err with *errp). */
-static int vt_cq_wait(struct fid_cq *cq, struct fi_cq_data_entry *e,
+static inline int vt_cq_wait(struct fid_cq *cq, struct fi_cq_data_entry *e,
 		      struct fi_cq_err_entry *errp)
 {
 	double end = vt_now() + VT_TIMEOUT_S;
@@ -118,7 +119,7 @@ static int vt_cq_wait(struct fid_cq *cq, struct fi_cq_data_entry *e,
 
 /* fi_getinfo for verbs MSG with FI_MR_LOCAL; hints_edit may change the
  * hints first. Skips (77) where no verbs device answers. */
-static void vt_open(struct vt *t, void (*hints_edit)(struct fi_info *))
+static inline void vt_open(struct vt *t, void (*hints_edit)(struct fi_info *))
 {
 	struct fi_info *hints = fi_allocinfo();
 	struct fi_eq_attr ea = { .wait_obj = FI_WAIT_UNSPEC };
@@ -149,7 +150,7 @@ static void vt_open(struct vt *t, void (*hints_edit)(struct fi_info *))
 	CHECK(fi_listen(t->pep));
 }
 
-static void vt_close(struct vt *t)
+static inline void vt_close(struct vt *t)
 {
 	CHECK(fi_close(&t->pep->fid));
 	CHECK(fi_close(&t->eq->fid));
@@ -158,7 +159,7 @@ static void vt_close(struct vt *t)
 	fi_freeinfo(t->info);
 }
 
-static struct fid_mr *vt_reg(struct vt *t, void *buf, size_t len,
+static inline struct fid_mr *vt_reg(struct vt *t, void *buf, size_t len,
 			     uint64_t access)
 {
 	struct fid_mr *mr;
