@@ -73,25 +73,10 @@ static bool want_atomic;
 static int eq_wait(struct fid_eq *eq, uint32_t *event, void *buf, size_t len,
 		   struct fi_eq_err_entry *errp)
 {
-	double end = vt_now() + VT_TIMEOUT_S;
-	ssize_t ret;
+	/* manual progress: a read of either CQ drives the domain */
+	struct vt t = { .drive = cli.cq ? cli.cq : srv.cq };
 
-	while (vt_now() < end) {
-		ret = fi_eq_read(eq, event, buf, len, 0);
-		if (ret >= 0)
-			return (int)ret;
-		if (ret == -FI_EAVAIL) {
-			memset(errp, 0, sizeof(*errp));
-			CHECK(fi_eq_readerr(eq, errp, 0) < 0);
-			return -errp->err;
-		}
-		if (ret != -FI_EAGAIN)
-			vt_fail("fi_eq_read: %zd", ret);
-		/* manual progress: a read of either CQ drives the domain */
-		(void)fi_cq_read(cli.cq ? cli.cq : srv.cq, NULL, 0);
-	}
-	vt_fail("no EQ event in %d s", VT_TIMEOUT_S);
-	return 0;
+	return vt_eq_wait(&t, eq, event, buf, len, errp);
 }
 
 static void cq_expect(struct fid_cq *cq, void *ctx, uint64_t flags)
