@@ -25,6 +25,9 @@ pp_args=(-p verbs -e msg)
 mode=${1:-msg}
 if [ "$mode" = rxm_write ]; then
 	export FI_OFI_RXM_USE_RNDV_WRITE=1
+	# rxm's debug line for each write-based rendezvous is the proof
+	# that the variable took effect (checked below)
+	export FI_LOG_LEVEL=debug FI_LOG_PROV=ofi_rxm FI_LOG_SUBSYS=ep_data
 fi
 if [ "$mode" != msg ]; then
 	pp_args=(-p "verbs;ofi_rxm" -e rdm)
@@ -103,8 +106,12 @@ for sz in $sizes; do
 		exit 1
 	fi
 done
-cat "$tmp/all.client"
+grep -v '^libfabric:' "$tmp/all.client"
 if [ "$mode" = rxm_write ]; then
+	if ! grep -q 'rendezvous by write' "$tmp/all.server" "$tmp/all.client"; then
+		echo "FAIL: no 'rendezvous by write' line from rxm: FI_OFI_RXM_USE_RNDV_WRITE had no effect"
+		exit 1
+	fi
 	echo "PASS: Debian fi_pingpong ${pp_args[*]} with write-based rendezvous ran on propel ($lib) in $(( $(date +%s) - start )) s"
 	exit 0
 fi
