@@ -12,6 +12,7 @@
 
 #include <rdma/fi_errno.h>
 
+#include "pl_atomic.h"
 #include "pl_av.h"
 #include "pl_rcu.h"
 #include "rdm_rma.h"
@@ -102,7 +103,7 @@ static void shm_ep_transport_rx_discard(struct rdm_ep *r, void *trx)
 
 /* The sender's fi_addr_t, by its name (the AV keys on the NUL-padded
  * name, shm_av.c). */
-static fi_addr_t shm_ep_transport_rx_src(struct rdm_ep *r, const void *src)
+static fi_addr_t shm_ep_transport_rx_lookup(struct rdm_ep *r, const void *src)
 {
 	char key[SHM_NAME_MAX];
 	fi_addr_t fa = FI_ADDR_NOTAVAIL;
@@ -113,6 +114,46 @@ static fi_addr_t shm_ep_transport_rx_src(struct rdm_ep *r, const void *src)
 	if (pl_av_reverse_lookup(r->base.av, key, &fa, NULL))
 		fa = FI_ADDR_NOTAVAIL;
 	pl_rcu_read_unlock();
+	return fa;
+}
+
+/*
+ * The same, remembered per sender (shm_xfer_src_cache): a found address
+ * stays right while the AV's epoch (pl_av_epoch: removals change it)
+ * does; a sender not found is looked up again each time (an insert may
+ * add it). Sequence lock: a reader takes the value only if seq was even
+ * and unchanged around its reads; a writer that finds seq odd, or loses
+ * the race to make it odd, leaves the cache to the other writer.
+ */
+static fi_addr_t shm_ep_transport_rx_src(struct rdm_ep *r, const void *src)
+{
+	struct shm_xfer_src_cache *c = shm_xfer_src_cache(src);
+	uint64_t epoch = pl_av_epoch(r->base.av), s, tag, value;
+	fi_addr_t fa;
+
+	if (!epoch)	/* a named AV: other processes change it */
+		return shm_ep_transport_rx_lookup(r, src);
+	/* acquire: pairs with the writer's release of seq below */
+	s = pl_load_acquire(&c->seq);
+	tag = pl_load_relaxed(&c->tag);
+	value = pl_load_relaxed(&c->value);
+	/* the reads above before the second look at seq */
+	pl_fence_acquire();
+	if (!(s & 1) && s == pl_load_relaxed(&c->seq) && tag == epoch)
+		return (fi_addr_t)value;
+	fa = shm_ep_transport_rx_lookup(r, src);
+	if (fa == FI_ADDR_NOTAVAIL || (s & 1))
+		return fa;
+	if (pl_cas_acquire(&c->seq, &s, s + 1)) {
+		/* release fence: a reader that sees a store below also sees
+		 * seq odd at its second look (pairs with its acquire fence) */
+		pl_fence_release();
+		pl_store_relaxed(&c->tag, epoch);
+		pl_store_relaxed(&c->value, (uint64_t)fa);
+		/* release: the value and tag before the even seq (pairs with
+		 * the readers' acquire load) */
+		pl_store_release(&c->seq, s + 2);
+	}
 	return fa;
 }
 

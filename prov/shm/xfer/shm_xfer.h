@@ -57,6 +57,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "pl_atomic.h"
 #include "pl_iov.h"
 #include "shm_layout.h"
 
@@ -276,6 +277,25 @@ int shm_xfer_rx_deliver(struct shm_xfer_rx *rx, const struct iovec *iov,
 /* Drop rx without placing it (FI_DISCARD, cancel); the sender completes
  * normally. rx is freed. */
 void shm_xfer_rx_discard(struct shm_xfer_rx *rx);
+
+/*
+ * Storage the provider keeps per sender, beside the sender's name: what it
+ * resolved that name to (shm_ep_transport.c: the sender's fi_addr_t, so
+ * that FI_SOURCE does not hash the name for every message). Zero when the
+ * sender is first seen; the layer never reads it. Readers and writers may
+ * be on several threads at once (rx_src runs outside the endpoint lock):
+ * the provider's protocol is a sequence lock whose writers only try.
+ */
+struct shm_xfer_src_cache {
+	pl_atomic_u64		seq;	/* even: stable; odd: a writer */
+	pl_atomic_u64		tag;	/* what the value is valid for */
+	pl_atomic_u64		value;
+};
+
+/* The cache of the sender src_name names: src_name must be a
+ * shm_xfer_rx.src_name or shm_xfer_inline.src_name (not NULL), and the
+ * result is valid while that is. */
+struct shm_xfer_src_cache *shm_xfer_src_cache(const char *src_name);
 
 /*
  * RMA and atomics (shm_xfer_rma.c). Every request is validated by the

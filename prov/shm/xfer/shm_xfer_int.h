@@ -37,6 +37,8 @@ struct shm_rpeer {
 	/* ep->ack_pass in which its queue was found full: the rest of
 	 * that flush skips it, and nobody else waits for it */
 	uint32_t		ack_blocked;
+	/* the provider's (shm_xfer_src_cache), found from name */
+	struct shm_xfer_src_cache src_cache;
 	char			name[SHM_NAME_MAX];
 };
 

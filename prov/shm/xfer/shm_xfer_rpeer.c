@@ -56,6 +56,16 @@ struct shm_rpeer *shm_xfer_rpeer(struct shm_xfer_ep *ep, uint16_t idx,
 	return rp;
 }
 
+struct shm_xfer_src_cache *shm_xfer_src_cache(const char *src_name)
+{
+	/* every src_name the layer hands up is an rpeer's name, and the
+	 * rx (or inline offer) holding it holds a reference to the rpeer */
+	struct shm_rpeer *rp = pl_container_of((char *)src_name,
+					       struct shm_rpeer, name);
+
+	return &rp->src_cache;
+}
+
 void shm_xfer_rpeer_put(struct shm_rpeer *rp)
 {
 	if (!rp || --rp->refs)

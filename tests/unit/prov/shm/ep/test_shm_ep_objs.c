@@ -22,6 +22,10 @@
  *              the user's value (fi_av(3)), for a message matched at
  *              once, one queued first and a peek; a directed receive
  *              still names the sender by its fi_addr_t
+ *   srcremove  FI_SOURCE across fi_av_remove and a second insert of the
+ *              sender: the address the receiver resolved per sender is
+ *              not reported once the sender is gone, and the new
+ *              fi_addr_t is reported after it is inserted again
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -238,6 +242,55 @@ static void t_userid(void)
 	cep_close(&b);
 }
 
+/* ---- srcremove ---- */
+
+/* b sends one message to a; what a's FI_SOURCE says of its sender:
+ * its fi_addr_t, or FI_ADDR_NOTAVAIL for the error entry FI_SOURCE_ERR
+ * asks for when the sender is not in a's AV (fi_cq(3)) */
+static fi_addr_t src_of_one(struct cep *a, struct cep *b, fi_addr_t to_a)
+{
+	struct fi_cq_err_entry err = { 0 };
+	struct fi_cq_tagged_entry e;
+	fi_addr_t from = 0x77;
+	char in[8] = "";
+	int r;
+
+	SHM_CHECK(fi_recv(a->ep, in, sizeof(in), NULL, FI_ADDR_UNSPEC,
+			  NULL) == 0);
+	SHM_CHECK(CONF_RETRY(b->tcq, fi_send(b->ep, "src", 4, NULL, to_a,
+					     NULL)) == 0);
+	r = conf_read(a->rcq, &e, 1, &err, &from);
+	SHM_CHECK(r == 1 || (r == -FI_EAVAIL && err.err == FI_EADDRNOTAVAIL));
+	SHM_CHECK(!strcmp(in, "src"));	/* placed either way */
+	conf_wait(b->tcq, &e);
+	return r == 1 ? from : FI_ADDR_NOTAVAIL;
+}
+
+static void t_srcremove(void)
+{
+	static const struct cep_opts o;
+	fi_addr_t to_a, b_in_a, again;
+	struct cep a, b;
+	int i;
+
+	SHM_CHECK(cep_open(&C, &a, &o) == 0);
+	SHM_CHECK(cep_open(&C, &b, &o) == 0);
+	to_a = cep_insert(&b, &a);
+	b_in_a = cep_insert(&a, &b);
+	/* the first message resolves the sender, the next ones reuse it */
+	for (i = 0; i < 3; i++)
+		SHM_CHECK(src_of_one(&a, &b, to_a) == b_in_a);
+	SHM_CHECK(fi_av_remove(a.av, &b_in_a, 1, 0) == 0);
+	for (i = 0; i < 2; i++)
+		SHM_CHECK(src_of_one(&a, &b, to_a) == FI_ADDR_NOTAVAIL);
+	again = cep_insert(&a, &b);
+	SHM_CHECK(again != FI_ADDR_NOTAVAIL);
+	for (i = 0; i < 2; i++)
+		SHM_CHECK(src_of_one(&a, &b, to_a) == again);
+	cep_close(&a);
+	cep_close(&b);
+}
+
 /* ---- cntrwait ---- */
 
 static void t_cntrwait(void)
@@ -267,6 +320,7 @@ static const struct conf_scenario scenarios[] = {
 	{ "avremove", t_avremove }, { "sizeleft", t_sizeleft },
 	{ "alias", t_alias }, { "mr", t_mr }, { "self", t_self },
 	{ "cntrwait", t_cntrwait }, { "userid", t_userid },
+	{ "srcremove", t_srcremove },
 };
 
 int main(int argc, char **argv)
