@@ -35,7 +35,16 @@
  * loops until the list is empty. A send shm refuses for now
  * (-FI_EAGAIN) goes back to the head of the list, with those after it,
  * and the next flush (the next send, or the next progress pass) retries.
+ *
+ * Two shortcuts keep a lone send to one lock round trip of ours before
+ * shm has it and one after (an 8-byte ping-pong took four): a send that
+ * finds nothing listed and no flusher makes its own thread the flusher
+ * under the send's lock (direct, direct_thread), so its flush posts it
+ * without locking to find it; and a completion shm writes on the
+ * flusher's thread while the flusher calls it (posting_thread) waits in
+ * ended for the lock the flusher takes after the call anyway.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,16 +109,43 @@ void rxm_shm_tx_put(struct rxm_ep_shm *sh, struct rxm_shm_tx *t)
 	free(t);
 }
 
-/* A send ended (shm's completion, or refused): the core completes it.
- * Takes our lock. */
-static void rxm_shm_tx_end(struct rxm_ep_shm *sh, struct rxm_shm_tx *t,
-			   int status)
+/* Under our lock: the core completes t, which shm is done with. */
+static void rxm_shm_tx_finish(struct rxm_ep_shm *sh, struct rxm_shm_tx *t,
+			      int status)
 {
-	rdm_ep_lock(&sh->ep->rdm);
 	rxm_shm_inflight_del(sh, t);
 	rdm_ep_tx_done(&sh->ep->rdm, t->txe, status);
 	rxm_shm_tx_put(sh, t);
+}
+
+/* A send ended (shm's completion, or refused). On the flusher's thread
+ * inside its unlocked calls to shm, it waits in ended for the flusher's
+ * next lock (posting_thread); anywhere else it takes our lock now. */
+static void rxm_shm_tx_end(struct rxm_ep_shm *sh, struct rxm_shm_tx *t,
+			   int status)
+{
+	/* relaxed: see posting_thread */
+	if (pl_load_relaxed(&sh->posting_thread) ==
+	    (uint64_t)pthread_self()) {
+		t->status = status;
+		t->enext = sh->ended;
+		sh->ended = t;
+		return;
+	}
+	rdm_ep_lock(&sh->ep->rdm);
+	rxm_shm_tx_finish(sh, t, status);
 	rdm_ep_unlock(&sh->ep->rdm);
+}
+
+/* Under our lock, by the flusher: what ended during its calls. */
+static void rxm_shm_tx_end_listed(struct rxm_ep_shm *sh)
+{
+	struct rxm_shm_tx *t;
+
+	while ((t = sh->ended)) {
+		sh->ended = t->enext;
+		rxm_shm_tx_finish(sh, t, t->status);
+	}
 }
 
 /* tx_cq's owner: called by shm under shm's endpoint lock (shm, then
@@ -216,7 +252,21 @@ int rxm_ep_shm_send(struct rxm_ep *ep, struct rxm_conn *c,
 		memcpy(t->iov, msg->iov, msg->iov_count * sizeof(*t->iov));
 		t->iov_count = msg->iov_count;
 	}
-	rxm_shm_tx_list(sh, t);
+	if (!sh->flushing && !sh->pend) {
+		/* nothing before it and nobody flushing: this thread becomes
+		 * the flusher and its flush (the core's unlocked call, as
+		 * soon as the lock is released) posts t without taking the
+		 * lock again to find it */
+		sh->flushing = true;
+		t->next = NULL;
+		sh->direct = t;
+		rxm_shm_inflight_add(sh, t);
+		/* relaxed: see direct_thread */
+		pl_store_relaxed(&sh->direct_thread,
+				 (uint64_t)pthread_self());
+	} else {
+		rxm_shm_tx_list(sh, t);
+	}
 	if (buffered && !(msg->flags & RDM_TX_INJECT))
 		rdm_ep_tx_done_early(&ep->rdm, msg->context);
 	return 1;	/* rdm_ep_tx_done follows */
@@ -285,33 +335,52 @@ void rxm_ep_shm_flush(struct rdm_ep *r)
 {
 	struct rxm_ep *ep = rxm_ep_of_rdm(r);
 	struct rxm_ep_shm *sh = ep->shm;
-	struct rxm_shm_tx *batch, *t, *next;
+	struct rxm_shm_tx *batch = NULL, *t, *next;
 	struct rxm_peer *tp = NULL;
 	uint64_t n = 0;
 	ssize_t ret;
 
-	/* relaxed: see listed */
-	if (!sh || !pl_load_relaxed(&sh->listed))
+	if (!sh)
 		return;
-	rdm_ep_lock(r);
-	if (sh->flushing) {
-		rdm_ep_unlock(r);	/* the flusher at work takes ours */
-		return;
-	}
-	sh->flushing = true;
-	for (;;) {
-		rxm_shm_pend_core(ep, sh);
-		batch = sh->pend;
-		if (!batch)
-			break;
-		sh->pend = sh->pend_tail = NULL;
+	/* relaxed: see direct_thread */
+	if (pl_load_relaxed(&sh->direct_thread) == (uint64_t)pthread_self()) {
+		/* our own send made us the flusher (rxm_ep_shm_send): it is
+		 * in flight already, and ours to post */
+		batch = sh->direct;
+		sh->direct = NULL;
+		pl_store_relaxed(&sh->direct_thread, 0);
+	} else {
 		/* relaxed: see listed */
-		pl_store_relaxed(&sh->listed, 0u);
-		/* inflight before shm sees them: a completion may come back
-		 * on another thread before the send call returns */
-		for (t = batch; t; t = t->next)
-			rxm_shm_inflight_add(sh, t);
-		rdm_ep_unlock(r);
+		if (!pl_load_relaxed(&sh->listed))
+			return;
+		rdm_ep_lock(r);
+		if (sh->flushing) {
+			/* the flusher at work takes ours */
+			rdm_ep_unlock(r);
+			return;
+		}
+		sh->flushing = true;
+	}
+	for (;;) {
+		if (!batch) {
+			/* under the lock */
+			rxm_shm_pend_core(ep, sh);
+			batch = sh->pend;
+			if (!batch)
+				break;
+			sh->pend = sh->pend_tail = NULL;
+			/* relaxed: see listed */
+			pl_store_relaxed(&sh->listed, 0u);
+			/* inflight before shm sees them: a completion may
+			 * come back on another thread before the send call
+			 * returns */
+			for (t = batch; t; t = t->next)
+				rxm_shm_inflight_add(sh, t);
+			rdm_ep_unlock(r);
+		}
+		/* relaxed: see posting_thread */
+		pl_store_relaxed(&sh->posting_thread,
+				 (uint64_t)pthread_self());
 		for (t = batch; t; t = next) {
 			next = t->next;	/* t may complete and go */
 			tp = t->conn->owner_data;
@@ -330,7 +399,10 @@ void rxm_ep_shm_flush(struct rdm_ep *r)
 			if (!ret)
 				tp->shm_ok = true;
 		}
+		batch = NULL;
+		pl_store_relaxed(&sh->posting_thread, 0);
 		rdm_ep_lock(r);
+		rxm_shm_tx_end_listed(sh);
 		sh->posted += n;
 		n = 0;
 		if (t) {

@@ -44,6 +44,8 @@ enum rxm_shm_tx_kind {
 struct rxm_shm_tx {
 	struct rxm_shm_tx *next;		/* pend, or a flush's batch */
 	struct rxm_shm_tx *inext, *iprev;	/* inflight */
+	struct rxm_shm_tx *enext;		/* ended, with its status */
+	int status;
 	void *txe;			/* the core's (rdm_ep_tx_done) */
 	struct rxm_conn *conn;		/* the peer, for a fallback */
 	uint8_t kind;			/* enum rxm_shm_tx_kind */
@@ -74,6 +76,11 @@ struct rxm_ep_shm {
 	struct rxm_shm_tx *pend, *pend_tail;
 	struct rxm_shm_tx *inflight;	/* handed to shm, not completed */
 	bool flushing;
+	/* a send handed straight to the flusher it made (rxm_ep_shm_send:
+	 * nothing listed, no flusher at work): written under the lock by
+	 * the sending thread, taken by that same thread's flush right after
+	 * it released the lock */
+	struct rxm_shm_tx *direct;
 	uint64_t posted;		/* operations shm took
 					 * (rxm_ep_shm_posted) */
 	struct rxm_shm_tx *free_small;	/* small records to reuse */
@@ -83,6 +90,20 @@ struct rxm_ep_shm {
 	 * leaves the list to the next flush, which the progress pass
 	 * makes) */
 	pl_atomic_u32 listed;
+	/* pthread_self() of the thread direct is for, 0 when none: written
+	 * under the lock, read by every flush before it takes the lock
+	 * (relaxed: only the thread named reads its own value, and no other
+	 * thread can name itself while flushing holds) */
+	pl_atomic_u64 direct_thread;
+	/* pthread_self() of the flusher while it calls shm without our
+	 * lock, 0 otherwise: written by the flusher, read by shm's
+	 * completion callback (relaxed: only the thread named reads its own
+	 * value). A completion shm writes inside such a call, on that same
+	 * thread, is listed in ended (the flusher's alone) and ended when
+	 * the flusher takes the lock again, instead of taking it once more
+	 * itself. */
+	pl_atomic_u64 posting_thread;
+	struct rxm_shm_tx *ended;
 };
 
 /* rxm_ep_shm.c, under the lock: a record whose copy is copy bytes
