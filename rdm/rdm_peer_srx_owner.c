@@ -15,6 +15,10 @@
  *   records listed
  *   hint                written under the lock, read    relaxed atomic:
  *                       by flush without it             a hint (below)
+ *   freed               free_entry pushes (any thread,  a lock-free
+ *                       no lock); the owner takes the   stack: pushes
+ *                       whole stack under the lock      CAS, the owner
+ *                       (rdm_peer_owner_collect)        exchanges
  *   rdm_ep.powner       export (once), flush unlocked   release store,
  *                                                       acquire loads
  * A record (struct rdm_peer_ownrec) belongs to the peer between the
@@ -61,7 +65,29 @@ struct rdm_peer_owner {
 	/* records freed, kept for the next get: no allocation per
 	 * message once the pool has grown to what is in flight */
 	struct rdm_peer_ownrec	*free_recs;
+	/* records the peer freed since the owner last collected them
+	 * (linked by next): free_entry takes no lock, once per message */
+	pl_atomic_ptr		freed;
 };
+
+/* Under the lock: the records the peer freed join free_recs, and leave
+ * the count of those it holds. */
+static void rdm_peer_owner_collect(struct rdm_peer_owner *po)
+{
+	struct rdm_peer_ownrec *rec, *next;
+
+	/* relaxed look first: the exchange is a locked instruction */
+	if (!pl_load_relaxed(&po->freed))
+		return;
+	/* acquire: pairs with free_entry's release CAS, so each record's
+	 * next (and its content) is the pusher's */
+	for (rec = pl_exchange_acq_rel(&po->freed, NULL); rec; rec = next) {
+		next = rec->next;
+		rec->next = po->free_recs;
+		po->free_recs = rec;
+		po->out--;
+	}
+}
 
 static struct rdm_peer_owner *rdm_peer_owner_of(struct fid_peer_srx *srx)
 {
@@ -138,6 +164,8 @@ static int rdm_peer_owner_get(struct fid_peer_srx *srx,
 		rdm_ep_unlock(ep->xport);
 		return -FI_ECANCELED;
 	}
+	if (!po->free_recs)
+		rdm_peer_owner_collect(po);
 	rec = po->free_recs;
 	if (rec)
 		po->free_recs = rec->next;
@@ -229,17 +257,19 @@ static void rdm_peer_owner_free_entry(struct fi_peer_rx_entry *entry)
 {
 	struct rdm_peer_ownrec *rec = entry ? entry->owner_context : NULL;
 	struct rdm_peer_owner *po;
+	void *head;
 
 	if (!rec)
 		return;
-	/* the owner's lock inside the peer's, the allowed order
-	 * (rdm_peer_srx.h) */
+	/* no lock: pushed for the owner's next collect, which counts it
+	 * out of the peer's hands */
 	po = rec->po;
-	rdm_ep_lock(po->ep->xport);
-	po->out--;
-	rec->next = po->free_recs;
-	po->free_recs = rec;
-	rdm_ep_unlock(po->ep->xport);
+	head = pl_load_relaxed(&po->freed);
+	do
+		rec->next = head;
+	/* release: rec's next and content before it is visible (pairs
+	 * with the collect's exchange) */
+	while (!pl_cas_weak_release(&po->freed, &head, rec));
 }
 
 void rdm_peer_owner_place(struct rdm_ep *q, struct rdm_ep *proxy,
@@ -350,6 +380,7 @@ bool rdm_peer_owner_busy(struct rdm_ep *ep)
 	if (!po)
 		return false;
 	rdm_ep_lock(ep->xport);
+	rdm_peer_owner_collect(po);
 	/* queued and listed records are ours: close discards them; the
 	 * others are the peer's, in use */
 	busy = po->out > po->queued + po->npend;
@@ -365,6 +396,7 @@ void rdm_peer_owner_free(struct rdm_ep *ep)
 
 	if (!po)
 		return;
+	rdm_peer_owner_collect(po);
 	while ((rec = po->free_recs)) {
 		po->free_recs = rec->next;
 		free(rec);

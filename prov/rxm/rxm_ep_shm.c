@@ -337,13 +337,15 @@ void rxm_ep_shm_flush(struct rdm_ep *r)
 	struct rxm_ep_shm *sh = ep->shm;
 	struct rxm_shm_tx *batch = NULL, *t, *next;
 	struct rxm_peer *tp = NULL;
-	uint64_t n = 0;
+	uint64_t n = 0, direct;
 	ssize_t ret;
 
 	if (!sh)
 		return;
-	/* relaxed: see direct_thread */
-	if (pl_load_relaxed(&sh->direct_thread) == (uint64_t)pthread_self()) {
+	/* relaxed: see direct_thread (the spinning poller's path: no call
+	 * unless a direct send is waiting) */
+	direct = pl_load_relaxed(&sh->direct_thread);
+	if (direct && direct == (uint64_t)pthread_self()) {
 		/* our own send made us the flusher (rxm_ep_shm_send): it is
 		 * in flight already, and ours to post */
 		batch = sh->direct;
