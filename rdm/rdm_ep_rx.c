@@ -266,9 +266,11 @@ int rdm_ep_rx_inline(struct rdm_ep *own, const struct rdm_rx_hdr *hdr)
 	struct pl_match_result res;
 	struct pl_match_hdr h;
 
-	/* a peer receive context matches in rdm_ep_rx_arrive */
-	if (!q || own->closing || q->closing || own->psrx)
+	if (!q || own->closing || q->closing)
 		return 0;	/* rdm_ep_rx_arrive takes it */
+	/* a peer receive context matches in its owner's queue */
+	if (own->psrx)
+		return rdm_peer_srx_inline(own, hdr);
 	h = (struct pl_match_hdr){
 		.src = rdm_ep_rx_src(q, own, hdr->src),
 		.tag = hdr->tag,

@@ -28,6 +28,7 @@
 
 #include "pl_compiler.h"
 #include "pl_fid_nosys.h"
+#include "pl_iov.h"
 #include "pl_log.h"
 #include "rdm_ep.h"
 #include "rdm_peer_srx.h"
@@ -119,13 +120,16 @@ void rdm_peer_srx_entry_done(struct rdm_ep *ep, struct rdm_ep_rxp *p)
  * The entry is the owner's: its iov count is checked before use. Under
  * ep's lock.
  */
-static void rdm_peer_srx_place(struct rdm_ep *ep,
-			       struct fi_peer_rx_entry *entry,
-			       uint64_t size, uint64_t tag, uint64_t cq_data,
-			       uint32_t flags, fi_addr_t src, void *trx)
+/* The reception record of a message placed into entry's buffers. */
+static struct rdm_ep_rxp rdm_peer_srx_rxp(struct rdm_ep *ep,
+					  struct fi_peer_rx_entry *entry,
+					  uint64_t size, uint64_t tag,
+					  uint64_t cq_data, uint32_t flags,
+					  fi_addr_t src)
 {
 	bool cq = flags & RDM_RX_CQ_DATA;
-	struct rdm_ep_rxp p = {
+
+	return (struct rdm_ep_rxp){
 		.cq_ep = ep,
 		.context = entry->context,
 		.flags = FI_RECV |
@@ -139,15 +143,32 @@ static void rdm_peer_srx_place(struct rdm_ep *ep,
 		.src = (ep->base.caps & FI_SOURCE) ? src : FI_ADDR_NOTAVAIL,
 		.peer_entry = entry,
 	};
+}
+
+/* The owner's entry is foreign to us: its iov count is checked before
+ * use. */
+static bool rdm_peer_srx_entry_ok(const struct fi_peer_rx_entry *entry)
+{
+	if (entry->count <= PL_MATCH_IOV_MAX && (!entry->count || entry->iov))
+		return true;
+	PL_WARN(FI_LOG_EP_DATA, "rdm: the peer receive context's owner gave "
+		"%zu buffers: message dropped\n", entry->count);
+	return false;
+}
+
+static void rdm_peer_srx_place(struct rdm_ep *ep,
+			       struct fi_peer_rx_entry *entry,
+			       uint64_t size, uint64_t tag, uint64_t cq_data,
+			       uint32_t flags, fi_addr_t src, void *trx)
+{
+	struct rdm_ep_rxp p = rdm_peer_srx_rxp(ep, entry, size, tag, cq_data,
+					       flags, src);
 	struct rdm_ep_rxp *heap = NULL;
 	uint64_t len = 0;
 	size_t i;
 	int ret;
 
-	if (entry->count > PL_MATCH_IOV_MAX || (entry->count && !entry->iov)) {
-		PL_WARN(FI_LOG_EP_DATA, "rdm: the peer receive context's "
-			"owner gave %zu buffers: message dropped\n",
-			entry->count);
+	if (!rdm_peer_srx_entry_ok(entry)) {
 		ep->tops->rx_discard(ep, trx);
 		rdm_ep_cq_rx(ep, &p, -FI_EINVAL, 0);
 		rdm_peer_srx_entry_done(ep, &p);
@@ -176,6 +197,66 @@ static void rdm_peer_srx_place(struct rdm_ep *ep,
 	rdm_peer_srx_entry_done(ep, &p);
 }
 
+/* A kept no-match entry whose message never came up (the transport
+ * could not make its record and offers it again): back to the owner. */
+static void rdm_peer_srx_unstash(struct rdm_ep *ep)
+{
+	struct fi_peer_rx_entry *entry = ep->peer_stash;
+
+	if (!entry)
+		return;
+	ep->peer_stash = NULL;
+	rdm_peer_srx_free_entry(entry);
+}
+
+static int rdm_peer_srx_get(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr,
+			    fi_addr_t src, struct fi_peer_rx_entry **entry)
+{
+	struct fid_peer_srx *owner = ep->psrx->owner;
+
+	return (hdr->flags & RDM_RX_TAGGED) ?
+	       owner->owner_ops->get_tag(owner, src, hdr->tag, entry) :
+	       owner->owner_ops->get_msg(owner, src, (size_t)hdr->size,
+					 entry);
+}
+
+/* An inline message placed from the transport's hands: no record of the
+ * transport's, no copy of the bytes before they reach the buffer. */
+int rdm_peer_srx_inline(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr)
+{
+	struct fi_peer_rx_entry *entry = NULL;
+	fi_addr_t src = rdm_peer_srx_src(ep, hdr->src);
+	struct rdm_ep_rxp p;
+	uint64_t cap = 0, len;
+	size_t i;
+	int ret;
+
+	rdm_peer_srx_unstash(ep);
+	ret = rdm_peer_srx_get(ep, hdr, src, &entry);
+	if (ret == -FI_ENOENT && entry) {
+		/* nothing posted: the arrival that follows queues it with
+		 * this entry (RDM_RX_UNMATCHED) instead of asking again */
+		ep->peer_stash = entry;
+		return 0;
+	}
+	if (ret || !entry || !rdm_peer_srx_entry_ok(entry)) {
+		if (!ret && entry)
+			rdm_peer_srx_free_entry(entry);
+		return 0;	/* the arrival asks again, and reports */
+	}
+	p = rdm_peer_srx_rxp(ep, entry, hdr->size, hdr->tag, hdr->cq_data,
+			     hdr->flags, src);
+	for (i = 0; i < entry->count; i++)
+		cap += entry->iov[i].iov_len;
+	p.cap = cap;
+	p.buf = entry->count ? entry->iov[0].iov_base : NULL;
+	len = pl_iov_from_buf(entry->iov, entry->count, 0, hdr->data,
+			      hdr->size < cap ? hdr->size : cap);
+	rdm_ep_cq_rx(ep, &p, hdr->size > len ? -FI_ETRUNC : 0, len);
+	rdm_peer_srx_entry_done(ep, &p);
+	return 1;
+}
+
 void rdm_peer_srx_arrive(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr,
 			 void *trx)
 {
@@ -187,10 +268,15 @@ void rdm_peer_srx_arrive(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr,
 	struct rdm_peer_rec *r;
 	int ret;
 
-	ret = tagged ?
-	      owner->owner_ops->get_tag(owner, src, hdr->tag, &entry) :
-	      owner->owner_ops->get_msg(owner, src, (size_t)hdr->size,
-					&entry);
+	if ((hdr->flags & RDM_RX_UNMATCHED) && ep->peer_stash) {
+		/* rdm_peer_srx_inline's no-match for this very message */
+		entry = ep->peer_stash;
+		ep->peer_stash = NULL;
+		ret = -FI_ENOENT;
+	} else {
+		rdm_peer_srx_unstash(ep);
+		ret = rdm_peer_srx_get(ep, hdr, src, &entry);
+	}
 	if (!ret && entry) {
 		rdm_peer_srx_place(ep, entry, hdr->size, hdr->tag,
 				   hdr->cq_data, hdr->flags, src, trx);
@@ -324,6 +410,10 @@ void rdm_peer_srx_ep_closed(struct rdm_ep *ep)
 {
 	struct rdm_peer_srx *psrx = ep->psrx;
 	struct rdm_peer_rec *r, *drop = NULL;
+
+	rdm_ep_lock(ep);
+	rdm_peer_srx_unstash(ep);
+	rdm_ep_unlock(ep);
 
 	/* Take ep's records (the owner still holds their entries, so they
 	 * stay listed): wait until none is pinned by a start, then pin

@@ -212,6 +212,10 @@ struct rdm_ep {
 	 * peer (struct rdm_peer_owner); true on an export's proxy, the
 	 * holder of the messages a peer queued here */
 	struct rdm_peer_srx	*psrx;
+	/* the owner's entry for a message rdm_ep_rx_inline found nothing
+	 * posted for, kept for that message's arrival, which follows in
+	 * the same pass (rdm_peer_srx_inline); under the lock */
+	struct fi_peer_rx_entry	*peer_stash;
 	pl_atomic_ptr		powner;
 	bool			peer_proxy;
 	/* scalable endpoints (rdm_sep.h): xport is the endpoint whose

@@ -121,6 +121,11 @@ int rdm_peer_srx_bind_ep(struct fid *fid, struct rdm_ep *ep, uint64_t flags);
  * the owner (delivered now, later, or queued there). Under ep's lock. */
 void rdm_peer_srx_arrive(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr,
 			 void *trx);
+/* rdm_ep_rx_inline for ep bound to an import: 1 when the owner had a
+ * receive posted and the message is placed and completed, 0 otherwise
+ * (the owner's no-match entry is kept for the arrival that follows,
+ * flagged RDM_RX_UNMATCHED). Under ep's lock. */
+int rdm_peer_srx_inline(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr);
 /* Endpoint close, after rdm_ep_close_rx set closing (no arrival makes
  * a record any more): the messages the owner still holds for ep are
  * dropped here (rx_discard) and their records answer the owner's later

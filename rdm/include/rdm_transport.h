@@ -82,7 +82,9 @@
  *        bytes are all in hand (hdr->data) and that needs no answer:
  *        1 if a posted receive took it (completion written), 0 if the
  *        transport must hand it up again through rdm_ep_rx_arrive with
- *        RDM_RX_UNMATCHED set (nothing was posted since).
+ *        RDM_RX_UNMATCHED set (nothing was posted since), at once: an
+ *        endpoint on a peer receive context keeps the owner's no-match
+ *        answer for that arrival (rdm_peer_srx_inline).
  *   rdm_ep_rx_arrive(ep, hdr, trx)  a message arrived; ownership of trx
  *        passes to the core until it calls rx_deliver or rx_discard on
  *        it, exactly once (now, or when a receive is posted).
