@@ -264,6 +264,7 @@ static void rdm_peer_owner_free_entry(struct fi_peer_rx_entry *entry)
 	/* no lock: pushed for the owner's next collect, which counts it
 	 * out of the peer's hands */
 	po = rec->po;
+	/* relaxed: a first guess; the CAS checks it */
 	head = pl_load_relaxed(&po->freed);
 	do
 		rec->next = head;

@@ -113,14 +113,8 @@ void rdm_peer_srx_entry_done(struct rdm_ep *ep, struct rdm_ep_rxp *p)
 	p->peer_entry = NULL;
 }
 
-/*
- * Place the message trx (header h, sender src) into the receive the
- * owner gave (entry) and complete it on ep's CQ, now or when its data
- * has moved (rdm_ep_rx_done); the entry goes back with the completion.
- * The entry is the owner's: its iov count is checked before use. Under
- * ep's lock.
- */
-/* The reception record of a message placed into entry's buffers. */
+/* The reception record of a message placed into entry's buffers (its
+ * capacity is set once the entry is checked: rdm_peer_srx_rxp_bufs). */
 static struct rdm_ep_rxp rdm_peer_srx_rxp(struct rdm_ep *ep,
 					  struct fi_peer_rx_entry *entry,
 					  uint64_t size, uint64_t tag,
@@ -156,6 +150,21 @@ static bool rdm_peer_srx_entry_ok(const struct fi_peer_rx_entry *entry)
 	return false;
 }
 
+/* After rdm_peer_srx_entry_ok: the receive's buffers into p. */
+static void rdm_peer_srx_rxp_bufs(struct rdm_ep_rxp *p,
+				  const struct fi_peer_rx_entry *entry)
+{
+	p->cap = pl_iov_total(entry->iov, entry->count);
+	p->buf = entry->count ? entry->iov[0].iov_base : NULL;
+}
+
+/*
+ * Place the message trx (header h, sender src) into the receive the
+ * owner gave (entry) and complete it on ep's CQ, now or when its data
+ * has moved (rdm_ep_rx_done); the entry goes back with the completion.
+ * The entry is the owner's: its iov count is checked before use. Under
+ * ep's lock.
+ */
 static void rdm_peer_srx_place(struct rdm_ep *ep,
 			       struct fi_peer_rx_entry *entry,
 			       uint64_t size, uint64_t tag, uint64_t cq_data,
@@ -165,7 +174,6 @@ static void rdm_peer_srx_place(struct rdm_ep *ep,
 					       flags, src);
 	struct rdm_ep_rxp *heap = NULL;
 	uint64_t len = 0;
-	size_t i;
 	int ret;
 
 	if (!rdm_peer_srx_entry_ok(entry)) {
@@ -174,9 +182,7 @@ static void rdm_peer_srx_place(struct rdm_ep *ep,
 		rdm_peer_srx_entry_done(ep, &p);
 		return;
 	}
-	for (i = 0; i < entry->count; i++)
-		p.cap += entry->iov[i].iov_len;
-	p.buf = entry->count ? entry->iov[0].iov_base : NULL;
+	rdm_peer_srx_rxp_bufs(&p, entry);
 	if (flags & RDM_RX_LATER) {
 		heap = rdm_ep_rxp_get(ep);
 		if (!heap) {
@@ -227,8 +233,7 @@ int rdm_peer_srx_inline(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr)
 	struct fi_peer_rx_entry *entry = NULL;
 	fi_addr_t src = rdm_peer_srx_src(ep, hdr->src);
 	struct rdm_ep_rxp p;
-	uint64_t cap = 0, len;
-	size_t i;
+	uint64_t len;
 	int ret;
 
 	rdm_peer_srx_unstash(ep);
@@ -246,12 +251,9 @@ int rdm_peer_srx_inline(struct rdm_ep *ep, const struct rdm_rx_hdr *hdr)
 	}
 	p = rdm_peer_srx_rxp(ep, entry, hdr->size, hdr->tag, hdr->cq_data,
 			     hdr->flags, src);
-	for (i = 0; i < entry->count; i++)
-		cap += entry->iov[i].iov_len;
-	p.cap = cap;
-	p.buf = entry->count ? entry->iov[0].iov_base : NULL;
+	rdm_peer_srx_rxp_bufs(&p, entry);
 	len = pl_iov_from_buf(entry->iov, entry->count, 0, hdr->data,
-			      hdr->size < cap ? hdr->size : cap);
+			      hdr->size < p.cap ? hdr->size : p.cap);
 	rdm_ep_cq_rx(ep, &p, hdr->size > len ? -FI_ETRUNC : 0, len);
 	rdm_peer_srx_entry_done(ep, &p);
 	return 1;

@@ -125,8 +125,9 @@ static void rxm_shm_tx_end(struct rxm_ep_shm *sh, struct rxm_shm_tx *t,
 			   int status)
 {
 	/* relaxed: see posting_thread */
-	if (pl_load_relaxed(&sh->posting_thread) ==
-	    (uint64_t)pthread_self()) {
+	uint64_t poster = pl_load_relaxed(&sh->posting_thread);
+
+	if (poster && poster == (uint64_t)pthread_self()) {
 		t->status = status;
 		t->enext = sh->ended;
 		sh->ended = t;
@@ -350,6 +351,7 @@ void rxm_ep_shm_flush(struct rdm_ep *r)
 		 * in flight already, and ours to post */
 		batch = sh->direct;
 		sh->direct = NULL;
+		/* relaxed: see direct_thread */
 		pl_store_relaxed(&sh->direct_thread, 0);
 	} else {
 		/* relaxed: see listed */
@@ -402,6 +404,7 @@ void rxm_ep_shm_flush(struct rdm_ep *r)
 				tp->shm_ok = true;
 		}
 		batch = NULL;
+		/* relaxed: see posting_thread */
 		pl_store_relaxed(&sh->posting_thread, 0);
 		rdm_ep_lock(r);
 		rxm_shm_tx_end_listed(sh);

@@ -135,6 +135,7 @@ static fi_addr_t shm_ep_transport_rx_src(struct rdm_ep *r, const void *src)
 		return shm_ep_transport_rx_lookup(r, src);
 	/* acquire: pairs with the writer's release of seq below */
 	s = pl_load_acquire(&c->seq);
+	/* relaxed: kept only if seq reads s again after the fence */
 	tag = pl_load_relaxed(&c->tag);
 	value = pl_load_relaxed(&c->value);
 	/* the reads above before the second look at seq */
@@ -148,6 +149,7 @@ static fi_addr_t shm_ep_transport_rx_src(struct rdm_ep *r, const void *src)
 		/* release fence: a reader that sees a store below also sees
 		 * seq odd at its second look (pairs with its acquire fence) */
 		pl_fence_release();
+		/* relaxed: ordered by the fence above and the release below */
 		pl_store_relaxed(&c->tag, epoch);
 		pl_store_relaxed(&c->value, (uint64_t)fa);
 		/* release: the value and tag before the even seq (pairs with
