@@ -4,7 +4,8 @@
 # ranks on two "hosts": network namespaces joined by a veth pair that this
 # test creates (netns_lib.sh). mpi_check.c runs with 4 ranks, mapped by
 # node so that ranks 0 and 2 are in the first namespace, 1 and 3 in the
-# second, and every ping-pong pair (0-1, 2-3) crosses the veth pair.
+# second, and every ping-pong pair (0-1, 2-3) crosses the veth pair;
+# then mpi_osc.c (one-sided windows) on the same four ranks.
 #
 # mpirun runs in the first namespace; its rsh launcher reaches the second
 # through an agent script written here (--mca plm_rsh_agent), which runs
@@ -46,8 +47,11 @@ tmp=$(mktemp -d)
 chmod 755 "$tmp"
 trap 'netns_teardown; rm -rf "$tmp"' EXIT
 
-if ! mpicc -O2 "$here/mpi_check.c" -o "$tmp/mpi_check" 2>"$tmp/cc.log"; then
-	echo "FAIL: mpicc could not build mpi_check.c"
+for prog in mpi_check mpi_osc; do
+	mpicc -O2 "$here/$prog.c" -o "$tmp/$prog" 2>>"$tmp/cc.log" || break
+done
+if [ ! -x "$tmp/mpi_check" ] || [ ! -x "$tmp/mpi_osc" ]; then
+	echo "FAIL: mpicc could not build mpi_check.c and mpi_osc.c"
 	cat "$tmp/cc.log"
 	exit 1
 fi
@@ -100,7 +104,7 @@ r=\$OMPI_COMM_WORLD_RANK
 readlink /proc/self/ns/net >"$tmp/ns.\$r"
 export LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/ld.\$r"
 [ -n "\${PL_RANK_PRELOAD:-}" ] && export LD_PRELOAD="\$PL_RANK_PRELOAD"
-exec "$tmp/mpi_check"
+exec "$tmp/\$PL_RANK_PROG"
 EOF
 chmod 755 "$tmp/rank"
 
@@ -112,18 +116,22 @@ if [ -n "${PROPEL_CLIENT_PRELOAD:-}" ]; then
 fi
 
 # the watchdog (timeout) catches a hang; it does not time the run
-in_ns "$NS_A" timeout -k 10 300 mpirun --allow-run-as-root --oversubscribe \
-	-np "$np" --hostfile "$tmp/hosts" --map-by node --tag-output \
-	--mca plm_rsh_agent "$tmp/netns-agent" \
-	--mca plm_rsh_no_tree_spawn 1 \
-	--mca oob_tcp_if_include "$subnet" \
-	--mca btl_tcp_if_include "$subnet" \
-	--mca pml cm --mca mtl ofi \
-	--mca mtl_ofi_provider_include 'tcp;ofi_rxm' \
-	--mca mtl_ofi_verbose 100 \
-	-x LD_LIBRARY_PATH="$PROPEL_LIBDIR" -x FI_TCP_IFACE="$ifname" \
-	-x FI_LOG_LEVEL=info -x FI_LOG_PROV=ofi_rxm \
-	"${san[@]}" "$tmp/rank" >"$tmp/out" 2>&1
+run_job() {	# program, output file
+	in_ns "$NS_A" timeout -k 10 300 mpirun --allow-run-as-root \
+		--oversubscribe \
+		-np "$np" --hostfile "$tmp/hosts" --map-by node --tag-output \
+		--mca plm_rsh_agent "$tmp/netns-agent" \
+		--mca plm_rsh_no_tree_spawn 1 \
+		--mca oob_tcp_if_include "$subnet" \
+		--mca btl_tcp_if_include "$subnet" \
+		--mca pml cm --mca mtl ofi --mca osc pt2pt \
+		--mca mtl_ofi_provider_include 'tcp;ofi_rxm' \
+		--mca mtl_ofi_verbose 100 \
+		-x LD_LIBRARY_PATH="$PROPEL_LIBDIR" -x FI_TCP_IFACE="$ifname" \
+		-x FI_LOG_LEVEL=info -x FI_LOG_PROV=ofi_rxm \
+		-x PL_RANK_PROG="$1" "${san[@]}" "$tmp/rank" >"$2" 2>&1
+}
+run_job mpi_check "$tmp/out"
 rc=$?
 fail=0
 if [ $rc -ne 0 ] || ! grep -q "mpi_check: OK $np$" "$tmp/out"; then
@@ -181,6 +189,17 @@ for ns in "$NS_A" "$NS_B"; do
 	echo "$ns: $rx bytes received on $ifname"
 done
 grep "mpi_check" "$tmp/out"
+# one-sided windows (mpi_osc.c: Open MPI's osc pt2pt over pml cm) with
+# the same mixed paths: each rank's near peer over shm, far ones over tcp
+run_job mpi_osc "$tmp/out.osc"
+rc=$?
+if [ $rc -ne 0 ] || ! grep -q "mpi_osc: OK $np$" "$tmp/out.osc"; then
+	echo "FAIL: mpi_osc: mpirun exited $rc"
+	tail -40 "$tmp/out.osc"
+	fail=1
+else
+	grep "mpi_osc" "$tmp/out.osc"
+fi
 echo "ranks: $in_a in $NS_A ($ADDR_A), $in_b in $NS_B ($ADDR_B)"
 [ $fail -eq 0 ] && echo "PASS: Open MPI (pml cm, mtl ofi) ran over propel's tcp;ofi_rxm on two namespace hosts, each namespace's pair over shm"
 exit $fail
