@@ -15,8 +15,16 @@ void rdm_ep_tx_done(struct rdm_ep *ep, void *context, int status)
 	struct rdm_ep_txe *t = context;
 
 	if (t->early) {
-		/* the application was told at rdm_ep_tx_done_early */
-		if (status)
+		/* the application was told at rdm_ep_tx_done_early. A
+		 * destination it removed from the AV meanwhile is its own
+		 * doing (fi_av(3): operations to a removed address may
+		 * fail): said at info level, or a program that removes
+		 * peers while it sends would log once per message */
+		if (status == -FI_EADDRNOTAVAIL)
+			PL_INFO(FI_LOG_EP_DATA, "rdm: a buffered send, "
+				"completed already, found its destination "
+				"removed from the AV\n");
+		else if (status)
 			PL_WARN(FI_LOG_EP_DATA, "rdm: a buffered send, "
 				"completed already, did not arrive (%d)\n",
 				status);
