@@ -161,7 +161,7 @@ int tcp_fabric_cm_start(struct tcp_fabric *fab)
 				   &fab->cm_ctx);
 	if (ret)
 		goto out;
-	ret = tcp_sockset_init(&fab->cm_set, "tcp cm", false);
+	ret = tcp_sockset_init(&fab->cm_set, "tcp cm", false, -1);
 	if (ret)
 		goto err_ctx;
 	ret = tcp_cm_timer_open(fab, &fab->watch, tcp_fabric_watch_handle);

@@ -88,8 +88,20 @@ struct tcp_sock_ev {
 #define TCP_SOCKSET_DETACH_PASSES 512
 
 struct tcp_sockset {
-	struct pl_progress_source src;	/* fd = epfd */
+	struct pl_progress_source src;	/* fd = epfd, or -1 when shared */
 	int epfd;
+	/*
+	 * Shared (the data set): epfd is the progress context's own set,
+	 * not one of ours, so that a socket sits one level under the
+	 * context instead of two. The kernel allows a chain of at most five
+	 * epoll sets above a descriptor; under ofi_rxm the chain from an
+	 * application CQ's descriptor to a socket was five already (CQ,
+	 * rxm's context, rxm's wait set, our context, this set), and an
+	 * application could not add that descriptor to an epoll set of its
+	 * own (epoll_ctl: ELOOP). The context's entries carry no pointer
+	 * (pl_progress_source.c): a pass skips them. Not closed here.
+	 */
+	bool shared;
 	/*
 	 * Direct polling (a data set opened with direct): while the set
 	 * holds at most TCP_SOCKSET_DIRECT_MAX sockets, a pass calls their
@@ -141,8 +153,10 @@ struct tcp_sockset {
 	pl_atomic_u64 passes;
 };
 
+/* shared_epfd: a progress context's set to hold the sockets (the data
+ * set), or -1 for one of the set's own (the connection set). */
 int tcp_sockset_init(struct tcp_sockset *set, const char *name,
-		     bool direct);
+		     bool direct, int shared_epfd);
 void tcp_sockset_fini(struct tcp_sockset *set);
 /* epoll_ctl ADD / MOD / DEL; 0 or -FI_E* (from errno). */
 int tcp_sockset_add(struct tcp_sockset *set, int fd, struct tcp_sock_ev *ev,

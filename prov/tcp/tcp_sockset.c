@@ -190,7 +190,8 @@ static int tcp_sockset_poll(struct pl_progress_source *src, unsigned budget)
 		return work;
 	for (i = 0; i < n; i++) {
 		ev = evs[i].data.ptr;
-		work += ev->handle(ev, evs[i].events);
+		if (ev)	/* NULL: a source of the shared context's */
+			work += ev->handle(ev, evs[i].events);
 	}
 	return work;
 }
@@ -251,9 +252,11 @@ void tcp_sockset_unmark_hot(struct tcp_sockset *set, struct tcp_sock_ev *ev)
 }
 
 int tcp_sockset_init(struct tcp_sockset *set, const char *name,
-		     bool direct)
+		     bool direct, int shared_epfd)
 {
-	set->epfd = epoll_create1(EPOLL_CLOEXEC);
+	set->shared = shared_epfd >= 0;
+	set->epfd = set->shared ? shared_epfd :
+		    epoll_create1(EPOLL_CLOEXEC);
 	if (set->epfd < 0)
 		return -errno;
 	pthread_mutex_init(&set->hot_lock, NULL);
@@ -272,7 +275,8 @@ int tcp_sockset_init(struct tcp_sockset *set, const char *name,
 	set->src = (struct pl_progress_source){
 		.poll = tcp_sockset_poll,
 		.arm = tcp_sockset_arm,
-		.fd = set->epfd,
+		/* shared: the sockets are in the context's set already */
+		.fd = set->shared ? -1 : set->epfd,
 		.name = name,
 	};
 	return 0;
@@ -281,7 +285,8 @@ int tcp_sockset_init(struct tcp_sockset *set, const char *name,
 void tcp_sockset_fini(struct tcp_sockset *set)
 {
 	if (set->epfd >= 0) {
-		close(set->epfd);
+		if (!set->shared)
+			close(set->epfd);
 		pthread_mutex_destroy(&set->hot_lock);
 		pthread_mutex_destroy(&set->dlock);
 	}
