@@ -120,6 +120,7 @@ static void rxm_conn_drop_ep(struct rxm_conn *c)
 		(void)fi_close(&c->loop_ep->fid);
 	c->msg_ep = c->loop_ep = NULL;
 	c->state = RXM_CONN_IDLE;
+	c->draining = false;
 }
 
 /* The connection is gone: tell the owner. */
@@ -134,6 +135,25 @@ void rxm_cm_disconnect(struct rxm_cm *cm, struct rxm_conn *c, int err)
 {
 	if (c->msg_ep)
 		rxm_conn_down(cm, c, err);
+}
+
+void rxm_cm_drained(struct rxm_cm *cm, struct rxm_conn *c)
+{
+	if (c->draining)
+		rxm_conn_down(cm, c, -FI_ECONNRESET);
+}
+
+/* FI_SHUTDOWN: the peer closed. What it sent before may still be in the
+ * core endpoint (its socket, past the receives posted so far): keep the
+ * endpoint while the owner's receives take it (rxm_conn.draining). */
+static void rxm_cm_on_shutdown(struct rxm_cm *cm, struct rxm_conn *c)
+{
+	if (c->state == RXM_CONN_CONNECTED && c->msg_ep && !c->loop_ep &&
+	    cm->ops->can_drain && cm->ops->can_drain(cm->owner, c)) {
+		c->draining = true;
+		return;
+	}
+	rxm_conn_down(cm, c, -FI_ECONNRESET);
 }
 
 /* fi_endpoint with conn as its context, bound to the EQ, prepared by the
@@ -291,7 +311,9 @@ static void rxm_cm_on_connreq(struct rxm_cm *cm, struct fi_eq_cm_entry *e,
 		break;
 	case RXM_CONN_ACCEPTING:
 	case RXM_CONN_CONNECTED:
-		if (c->peer_incarnation == m.incarnation) {
+		/* a draining connection's peer hung up already: whoever
+		 * asks now is a new connection */
+		if (c->peer_incarnation == m.incarnation && !c->draining) {
 			rxm_cm_reject(cm, info, RXM_REJ_DUPLICATE);
 			goto out;
 		}
@@ -409,8 +431,8 @@ int rxm_cm_progress(struct rxm_cm *cm)
 		case FI_SHUTDOWN: {
 			struct rxm_conn *c = rxm_cm_conn_of(buf.cm.fid);
 
-			if (c)
-				rxm_conn_down(cm, c, -FI_ECONNRESET);
+			if (c && !c->draining)
+				rxm_cm_on_shutdown(cm, c);
 			break;
 		}
 		default:

@@ -67,6 +67,12 @@ struct rxm_conn {
 	 * msg_ep sends; NULL for every other peer */
 	struct fid_ep *loop_ep;
 	uint64_t peer_incarnation;	/* 0 until its CM data came */
+	/* The peer hung up (FI_SHUTDOWN) while the core endpoint still
+	 * held its last messages: the endpoint stays, so that what the
+	 * peer sent before it closed is delivered, until the owner's
+	 * receive on it fails (the core read the end of the stream:
+	 * rxm_cm_drained). A new life of the peer ends it at once. */
+	bool draining;
 	void *owner_data;		/* the owner's, never touched here */
 };
 
@@ -82,6 +88,11 @@ struct rxm_cm_ops {
 	/* The connection ended or could not form (err: -FI_E*); conn is
 	 * IDLE again, its endpoint closed. A later rxm_cm_connect retries. */
 	void (*down)(void *owner, struct rxm_conn *conn, int err);
+	/* The peer hung up: true when the owner has receives posted on
+	 * conn's endpoint, whose failure will say when the stream ends
+	 * (then the connection drains, rxm_conn.draining); false to end
+	 * it now. */
+	bool (*can_drain)(void *owner, struct rxm_conn *conn);
 };
 
 struct rxm_cm_stats {
@@ -143,6 +154,9 @@ int rxm_cm_connect(struct rxm_cm *cm, struct rxm_conn *conn);
  * no memory): its endpoint closes and the owner's down callback runs,
  * as for a connection lost. Nothing when it has none. */
 void rxm_cm_disconnect(struct rxm_cm *cm, struct rxm_conn *conn, int err);
+/* A receive on a draining connection's endpoint failed: the stream
+ * ended, the connection goes down (ops->down). No-op otherwise. */
+void rxm_cm_drained(struct rxm_cm *cm, struct rxm_conn *conn);
 
 /* Handle what the core's EQ holds; returns the events handled, or a
  * -FI_E* of the EQ itself. */

@@ -91,9 +91,16 @@ static void rxm_rx_post_again(struct rxm_ep *ep, struct rxm_rxb *rxb)
 	struct rxm_conn *conn = peer->conn;
 
 	if (ep->rdm.closing || conn->state != RXM_CONN_CONNECTED ||
-	    (rxb->ep != conn->msg_ep && rxb->ep != conn->loop_ep) ||
-	    rxm_rx_post(ep, peer, rxb))
+	    (rxb->ep != conn->msg_ep && rxb->ep != conn->loop_ep)) {
 		rxm_ep_rxb_release(rxb);
+		return;
+	}
+	if (rxm_rx_post(ep, peer, rxb)) {
+		rxm_ep_rxb_release(rxb);
+		/* a draining connection's core endpoint took its last */
+		if (conn->draining && !peer->rxb_posted)
+			rxm_cm_drained(&ep->cm, conn);
+	}
 }
 
 /* The buffer is free again: back on its connection, unless the arrival
@@ -139,9 +146,16 @@ static void rxm_rx_ux_release(struct rxm_ep *ep, struct rxm_rx *rx)
 
 void rxm_ep_rx_buf_failed(struct rxm_ep *ep, struct rxm_rxb *rxb)
 {
-	(void)ep;
-	rxb->peer->rxb_posted--;
+	struct rxm_peer *peer = rxb->peer;
+	struct rxm_conn *conn = peer->conn;
+	bool last = conn && conn->draining && rxb->ep == conn->msg_ep;
+
+	peer->rxb_posted--;
 	rxm_ep_rxb_release(rxb);
+	/* the core read the end of a hung-up peer's stream: everything it
+	 * sent has been delivered (rxm_conn.draining) */
+	if (last)
+		rxm_cm_drained(&ep->cm, conn);
 }
 
 static uint32_t rxm_rx_flags(const struct rxm_hdr *h)

@@ -83,10 +83,21 @@ static void rxm_ep_cm_down(void *owner, struct rxm_conn *c, int err)
 	rxm_ep_rndv_fail_peer(ep, p, err);
 }
 
+/* Receives posted on the connection: their failure, once the core has
+ * read the end of the peer's stream, ends the drain (rxm_ep_rx.c). */
+static bool rxm_ep_cm_can_drain(void *owner, struct rxm_conn *c)
+{
+	struct rxm_peer *p = c->owner_data;
+
+	(void)owner;
+	return p && p->rxb_posted > 0;
+}
+
 const struct rxm_cm_ops rxm_ep_cm_ops = {
 	.prepare = rxm_ep_cm_prepare,
 	.connected = rxm_ep_cm_connected,
 	.down = rxm_ep_cm_down,
+	.can_drain = rxm_ep_cm_can_drain,
 };
 
 /* ---- the core CQ ---- */

@@ -169,6 +169,10 @@ struct tcp_ep {
 	uint32_t events;		/* current data-set interest */
 	bool closing;
 	bool shutdown_reported;		/* FI_SHUTDOWN written once */
+	/* the peer hung up, and its socket left the data set (its end is
+	 * always readable): what the stream still holds is read by the
+	 * hot list and by receives as they are posted, to its end */
+	bool peer_hup;
 	int family;			/* open only: AF_INET or AF_INET6 */
 	struct sockaddr_storage src_addr; /* fi_setname / info->src_addr */
 	bool has_src;

@@ -64,6 +64,7 @@ static int tcp_ep_cm_send_req(struct tcp_ep *ep)
  * the data path delivers the rest as receives are posted. */
 static void tcp_ep_cm_hangup(struct tcp_ep *ep)
 {
+	ep->peer_hup = true;
 	(void)tcp_ep_rx_progress(ep, 1u << 20);
 	if (ep->state != TCP_EP_CONNECTED)
 		return;

@@ -586,10 +586,10 @@ int tcp_ep_rx_progress(struct tcp_ep *ep, unsigned budget)
 			break;
 		}
 	}
-	/* out of budget with bytes staged: no socket event will bring us
-	 * back for them */
+	/* out of budget with bytes staged, or with a hung-up socket that
+	 * is out of the data set: no socket event will bring us back */
 	if (ep->state == TCP_EP_CONNECTED && rs->phase != TCP_RX_STALLED &&
-	    tcp_rx_staged(ep))
+	    (tcp_rx_staged(ep) || ep->peer_hup))
 		tcp_sockset_mark_hot(&ep->dom->data_set, &ep->data_ev);
 	return (int)done;
 stop:
