@@ -187,8 +187,14 @@ static int tcp_ep_close(struct fid *fid)
 	 * them); pending operations complete as cancelled (the CQs outlive
 	 * the endpoint), then nothing more is written */
 	tcp_ep_tx_flush_deferred(ep);
-	if (ep->state != TCP_EP_DOWN)
+	if (ep->state != TCP_EP_DOWN) {
 		tcp_ep_fail(ep, FI_ECANCELED, false);
+	} else {
+		/* posted after the connection ended (a receive is queued
+		 * then, as before it began): cancelled now, or never */
+		tcp_ep_tx_fail_all(ep, FI_ECANCELED);
+		tcp_ep_rx_fail_all(ep, FI_ECANCELED);
+	}
 	ep->closing = true;
 	/* before the CQs can go (pl_ep_fini): the context no longer picks
 	 * this endpoint to report a cancel */
