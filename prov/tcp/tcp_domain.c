@@ -163,11 +163,10 @@ static int tcp_domain_open_flags(struct fid_fabric *fabric,
 	d->coalesce = tcp_params_get()->tx_coalesce &&
 		      d->base.data_progress != FI_PROGRESS_AUTO;
 	/* the sockets go straight into the domain's context's set (see
-	 * tcp_sockset.shared); a context with no set (a forked child's)
-	 * gets one of the set's own */
+	 * tcp_sockset.shared); a context with no set (a forked child's:
+	 * the call answers -FI_E*) gets one of the set's own */
 	ret = tcp_sockset_init(&d->data_set, "tcp data", true,
-			       pl_progress_ctx_wait_fd(d->base.ctx) >= 0 ?
-			       pl_progress_ctx_wait_fd(d->base.ctx) : -1);
+			       pl_progress_ctx_wait_fd(d->base.ctx));
 	if (ret)
 		goto err_domain;
 	d->data_set.on_detach = tcp_fabric_watch_arm;

@@ -154,7 +154,8 @@ struct tcp_sockset {
 };
 
 /* shared_epfd: a progress context's set to hold the sockets (the data
- * set), or -1 for one of the set's own (the connection set). */
+ * set), or any negative value for one of the set's own (the connection
+ * set). */
 int tcp_sockset_init(struct tcp_sockset *set, const char *name,
 		     bool direct, int shared_epfd);
 void tcp_sockset_fini(struct tcp_sockset *set);
